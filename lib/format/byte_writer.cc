@@ -1,0 +1,74 @@
+#include "bef/format/byte_writer.h"
+
+#include <algorithm>
+
+#include "bef/format/byte_reader.h"
+
+namespace bef {
+
+void ByteWriter::EmitVbr(uint64_t value) {
+  uint8_t buffer[kMaxVbrSize];
+  EmitBytes(std::span<const uint8_t>(buffer, EncodeVbr(value, buffer)));
+}
+
+void ByteWriter::EmitFixed16(uint16_t value) {
+  EmitByte(static_cast<uint8_t>(value));
+  EmitByte(static_cast<uint8_t>(value >> 8));
+}
+
+void ByteWriter::EmitFixed32(uint32_t value) {
+  for (int shift = 0; shift < 32; shift += 8) {
+    EmitByte(static_cast<uint8_t>(value >> shift));
+  }
+}
+
+void ByteWriter::EmitFixed64(uint64_t value) {
+  for (int shift = 0; shift < 64; shift += 8) {
+    EmitByte(static_cast<uint8_t>(value >> shift));
+  }
+}
+
+void ByteWriter::EmitAlignment(uint32_t alignment, uint32_t offset) {
+  required_alignment_ = std::max(required_alignment_, alignment);
+  size_t misalignment = (size() + offset) % alignment;
+  if (misalignment != 0) {
+    EmitRepeatedByte(kPaddingByte, alignment - misalignment);
+  }
+}
+
+void ByteWriter::OverwriteFixed16(size_t position, uint16_t value) {
+  bytes_[position] = static_cast<uint8_t>(value);
+  bytes_[position + 1] = static_cast<uint8_t>(value >> 8);
+}
+
+void ByteWriter::OverwriteFixed32(size_t position, uint32_t value) {
+  for (int i = 0; i < 4; ++i) {
+    bytes_[position + i] = static_cast<uint8_t>(value >> (8 * i));
+  }
+}
+
+void ByteWriter::EmitSection(SectionId id, const ByteWriter& body,
+                             uint32_t alignment) {
+  EmitSection(static_cast<uint8_t>(id), body.bytes(),
+              alignment ? alignment : body.required_alignment());
+}
+
+void ByteWriter::EmitSection(uint8_t id, std::span<const uint8_t> body,
+                             uint32_t alignment) {
+  EmitByte(id);
+  uint64_t length = body.size();
+  // TFRT's rule: flag the section only when the body, placed right after the
+  // unflagged length, would be misaligned.
+  size_t unflagged_body_start = size() + VbrSize(length << 1);
+  if (alignment > 1 && unflagged_body_start % alignment != 0) {
+    EmitVbr(length << 1 | 1);
+    EmitByte(static_cast<uint8_t>(alignment));
+    EmitAlignment(alignment);
+  } else {
+    EmitVbr(length << 1);
+  }
+  required_alignment_ = std::max(required_alignment_, alignment);
+  EmitBytes(body);
+}
+
+}  // namespace bef
