@@ -78,6 +78,7 @@ absl::StatusOr<std::span<const uint8_t>> ByteReader::ReadBytes(size_t count) {
 }
 
 absl::StatusOr<std::string_view> ByteReader::ReadNulTerminatedString() {
+  if (empty()) return Error("unterminated string");
   const uint8_t* begin = bytes_.data() + position_;
   const void* nul = std::memchr(begin, 0, remaining());
   if (nul == nullptr) return Error("unterminated string");

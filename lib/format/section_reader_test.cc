@@ -26,7 +26,7 @@ class AlignedImage {
  public:
   explicit AlignedImage(const std::vector<uint8_t>& bytes)
       : storage_(new uint64_t[bytes.size() / 8 + 1]), size_(bytes.size()) {
-    std::memcpy(storage_.get(), bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(storage_.get(), bytes.data(), bytes.size());
   }
   std::span<const uint8_t> span() const {
     return {reinterpret_cast<const uint8_t*>(storage_.get()), size_};

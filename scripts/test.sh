@@ -1,0 +1,36 @@
+#!/bin/bash
+# The whole test suite: installs what is missing (Debian packages), then runs
+# every test target twice -- a normal build and an ASan+UBSan build -- and
+# prints "N passed, N failed" over both passes. Exit status 0 only when every
+# test passed.
+#
+#   bash scripts/test.sh            # both passes
+#   BEF_TEST_PASSES=normal bash scripts/test.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh || exit 1
+
+passes=${BEF_TEST_PASSES:-"normal asan"}
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+rc=0
+for pass in $passes; do
+  case "$pass" in
+    normal) flags=() ;;
+    asan) flags=(--config=asan) ;;
+    tsan) flags=(--config=tsan) ;;
+    *) echo "unknown pass $pass"; exit 2 ;;
+  esac
+  echo "=== test pass: $pass"
+  bazel test --config=ci "${flags[@]}" //... 2>&1 | tee -a "$log"
+  status=${PIPESTATUS[0]}
+  # Bazel exit 4 = build fine but no test targets: a failure here.
+  [[ $status == 0 ]] || rc=$status
+done
+
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
+failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FAILED TO BUILD)' "$log")
+echo "${passed} passed, ${failed} failed"
+if [[ $rc == 0 && $failed != 0 ]]; then rc=1; fi
+if [[ $rc == 0 && $passed == 0 ]]; then rc=1; fi
+exit "$rc"
