@@ -33,7 +33,7 @@ std::string ReadFileText(const std::string& path) {
 
 std::string HexDump(const std::vector<uint8_t>& bytes) {
   std::string out;
-  char buffer[8];
+  char buffer[24];
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (i % 16 == 0) {
       std::snprintf(buffer, sizeof(buffer), "%s%04zx:", i ? "\n" : "", i);

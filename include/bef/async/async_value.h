@@ -1,0 +1,320 @@
+// AsyncValue: a reference-counted value that becomes available later -- the
+// one thing that flows between kernels.
+//
+// States: unconstructed -> (constructed) -> concrete | error. Once available
+// (concrete or error) a value never changes. An *indirect* value is a
+// placeholder that is later forwarded to another value and from then on
+// behaves as that value.
+//
+//   AsyncValueRef<int32_t> v = MakeUnconstructedAsyncValueRef<int32_t>();
+//   v.AndThen([v = v.CopyRef()] { use(v.get()); });   // runs when set
+//   v.emplace(42);                                       // runs the waiter
+//
+// Design (see docs/architecture.md): no virtual functions and no RTTI. The
+// payload type is a small integer id into a process-wide table that holds
+// the object's deleter; the state and the lock-free waiter list share one
+// atomic word; waiters run synchronously on the thread that makes the value
+// available, in reverse order of registration (as TFRT's do), or at once if
+// the value is already available. The reference count is atomic; values
+// created as process-wide constants (the ready chain) are not counted.
+//
+// Thread safety: every member may be called concurrently, except that a
+// value must be made available (emplace / SetError / SetStateConcrete /
+// ForwardTo) exactly once, and get<T>() requires that it is concrete.
+#ifndef BEF_ASYNC_ASYNC_VALUE_H_
+#define BEF_ASYNC_ASYNC_VALUE_H_
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "bef/async/location.h"
+#include "bef/async/rc_reference.h"
+
+namespace bef {
+
+// The payload of values that only order work.
+struct Chain {};
+
+// What an error value holds: the status and where it was raised.
+struct ErrorInfo {
+  absl::Status status;
+  Location location;
+};
+
+class AsyncValue;
+
+namespace internal {
+
+struct AsyncValueTypeInfo {
+  // Destroys the payload (as the state requires) and frees the object.
+  void (*destroy)(AsyncValue* value);
+  // Destroys a constructed payload in place (before an error replaces it).
+  void (*destroy_payload)(AsyncValue* value);
+};
+
+inline constexpr uint16_t kMaxAsyncValueTypes = 4096;
+extern AsyncValueTypeInfo async_value_types[kMaxAsyncValueTypes];
+uint16_t RegisterAsyncValueType(AsyncValueTypeInfo info);
+
+// A registered waiter: intrusive singly linked, run (and freed) once.
+struct WaiterNode {
+  void (*run_and_delete)(WaiterNode* node);
+  WaiterNode* next = nullptr;
+};
+
+template <typename F>
+struct WaiterNodeImpl : WaiterNode {
+  explicit WaiterNodeImpl(F f) : callback(std::move(f)) {
+    run_and_delete = [](WaiterNode* node) {
+      auto* self = static_cast<WaiterNodeImpl*>(node);
+      self->callback();
+      delete self;
+    };
+  }
+  F callback;
+};
+
+}  // namespace internal
+
+template <typename T>
+class ConcreteAsyncValue;
+class IndirectAsyncValue;
+
+// The type id of payload type T (assigned on first use).
+template <typename T>
+uint16_t AsyncValueTypeId();
+
+class AsyncValue {
+ public:
+  enum class State : uint8_t {
+    kUnconstructed = 0,
+    kConstructed = 1,  // payload built, not yet published
+    kConcrete = 2,
+    kError = 3,
+  };
+
+  AsyncValue(const AsyncValue&) = delete;
+  AsyncValue& operator=(const AsyncValue&) = delete;
+
+  // ---- Reference counting.
+  void AddRef(uint32_t count = 1) {
+    if (ref_counted_) ref_count_.fetch_add(count, std::memory_order_relaxed);
+  }
+  // Drops `count` references; the last one destroys the value.
+  void DropRef(uint32_t count = 1) {
+    if (!ref_counted_) return;
+    if (ref_count_.load(std::memory_order_acquire) == count ||
+        ref_count_.fetch_sub(count, std::memory_order_acq_rel) == count) {
+      Destroy();
+    }
+  }
+  uint32_t NumRef() const { return ref_count_.load(std::memory_order_acquire); }
+  bool IsUnique() const { return NumRef() == 1; }
+
+  // ---- State.
+  State state() const {
+    return static_cast<State>(waiters_and_state_.load(std::memory_order_acquire) &
+                              kStateMask);
+  }
+  bool IsAvailable() const { return state() >= State::kConcrete; }
+  bool IsUnavailable() const { return !IsAvailable(); }
+  bool IsConcrete() const { return state() == State::kConcrete; }
+  bool IsError() const { return state() == State::kError; }
+  bool IsConstructed() const { return state() == State::kConstructed; }
+  bool IsUnconstructed() const { return state() == State::kUnconstructed; }
+  bool IsIndirect() const { return indirect_; }
+
+  // The payload type; for an indirect value, that of the value it was
+  // forwarded to (REQUIRES: available).
+  uint16_t type_id() const;
+  template <typename T>
+  bool IsType() const {
+    return type_id() == AsyncValueTypeId<T>();
+  }
+
+  // The payload. REQUIRES: IsConcrete() (or constructed, for the producer)
+  // and IsType<T>().
+  template <typename T>
+  T& get();
+  template <typename T>
+  const T& get() const {
+    return const_cast<AsyncValue*>(this)->get<T>();
+  }
+
+  // REQUIRES: IsError().
+  const absl::Status& GetError() const { return GetErrorInfo().status; }
+  const ErrorInfo& GetErrorInfo() const;
+
+  // Runs `callback` (a `void()` callable) when the value becomes available,
+  // or now if it already is.
+  template <typename F>
+  void AndThen(F&& callback) {
+    if (IsAvailable()) {
+      callback();
+      return;
+    }
+    EnqueueWaiter(
+        new internal::WaiterNodeImpl<std::decay_t<F>>(std::forward<F>(callback)));
+  }
+
+  // ---- Producers (exactly one of these, once).
+  // Sets an error. REQUIRES: not available; not indirect (forward an error
+  // value instead).
+  void SetError(absl::Status status, Location location = {});
+  // Publishes a constructed payload. REQUIRES: IsConstructed().
+  void SetStateConcrete();
+  // Constructs the payload and publishes it. REQUIRES: IsUnconstructed(),
+  // a ConcreteAsyncValue<T>.
+  template <typename T, typename... Args>
+  void emplace(Args&&... args);
+
+ protected:
+  static constexpr uintptr_t kStateMask = 3;
+
+  AsyncValue(uint16_t type_id, State state, bool indirect)
+      : type_id_(type_id),
+        indirect_(indirect),
+        waiters_and_state_(static_cast<uintptr_t>(state)) {}
+  ~AsyncValue();
+
+  void Destroy() { internal::async_value_types[type_id_].destroy(this); }
+  // Moves to `state` (available or constructed) and runs the waiters if
+  // available.
+  void NotifyStateChange(State state);
+  void EnqueueWaiter(internal::WaiterNode* node);
+
+  std::atomic<uint32_t> ref_count_{1};
+  uint16_t type_id_;
+  bool indirect_;
+  bool ref_counted_ = true;
+  // Low two bits: State. Rest: the most recently added WaiterNode.
+  std::atomic<uintptr_t> waiters_and_state_;
+  ErrorInfo* error_ = nullptr;
+
+  friend class IndirectAsyncValue;
+  template <typename T>
+  friend class ConcreteAsyncValue;
+};
+
+// An AsyncValue with inline storage for a T.
+template <typename T>
+class ConcreteAsyncValue : public AsyncValue {
+ public:
+  struct UnconstructedTag {};
+  struct ConstructedTag {};
+  struct ConcreteTag {};
+
+  explicit ConcreteAsyncValue(UnconstructedTag)
+      : AsyncValue(AsyncValueTypeId<T>(), State::kUnconstructed, false) {}
+  template <typename... Args>
+  explicit ConcreteAsyncValue(ConstructedTag, Args&&... args)
+      : AsyncValue(AsyncValueTypeId<T>(), State::kConstructed, false) {
+    new (&value_) T(std::forward<Args>(args)...);
+  }
+  template <typename... Args>
+  explicit ConcreteAsyncValue(ConcreteTag, Args&&... args)
+      : AsyncValue(AsyncValueTypeId<T>(), State::kConcrete, false) {
+    new (&value_) T(std::forward<Args>(args)...);
+  }
+
+  // A value that is never reference counted nor destroyed (process-wide
+  // constants such as the ready chain).
+  static ConcreteAsyncValue* MakeStatic(ConcreteAsyncValue* storage) {
+    storage->ref_counted_ = false;
+    return storage;
+  }
+
+  ~ConcreteAsyncValue() {
+    State s = static_cast<State>(waiters_and_state_.load(std::memory_order_relaxed) &
+                                 kStateMask);
+    if (s == State::kConstructed || s == State::kConcrete) value_.~T();
+  }
+
+  T& value() { return value_; }
+
+  template <typename... Args>
+  void Construct(Args&&... args) {
+    new (&value_) T(std::forward<Args>(args)...);
+  }
+  // Payload destruction before an error replaces a constructed value.
+  void DestroyPayload() { value_.~T(); }
+
+ private:
+  union {
+    T value_;
+  };
+};
+
+// A placeholder forwarded later to another value.
+class IndirectAsyncValue : public AsyncValue {
+ public:
+  IndirectAsyncValue();
+  ~IndirectAsyncValue();
+
+  // Makes this value behave as `value` once `value` is available (now, if it
+  // already is). REQUIRES: called once.
+  void ForwardTo(RCReference<AsyncValue> value);
+  // The value forwarded to (null until available).
+  AsyncValue* forwarded() const { return value_; }
+
+ private:
+  AsyncValue* value_ = nullptr;  // owned reference once set
+};
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+namespace internal {
+struct IndirectPayload {};
+struct ErrorPayload {};  // the "type" of values created as errors
+
+template <typename T>
+void DestroyConcrete(AsyncValue* value) {
+  delete static_cast<ConcreteAsyncValue<T>*>(value);
+}
+template <typename T>
+void DestroyPayload(AsyncValue* value) {
+  static_cast<ConcreteAsyncValue<T>*>(value)->DestroyPayload();
+}
+}  // namespace internal
+
+template <typename T>
+uint16_t AsyncValueTypeId() {
+  static const uint16_t id = internal::RegisterAsyncValueType(
+      {&internal::DestroyConcrete<T>, &internal::DestroyPayload<T>});
+  return id;
+}
+
+inline uint16_t AsyncValue::type_id() const {
+  if (!indirect_) return type_id_;
+  const AsyncValue* target = static_cast<const IndirectAsyncValue*>(this)->forwarded();
+  return target ? target->type_id() : type_id_;
+}
+
+template <typename T>
+T& AsyncValue::get() {
+  AsyncValue* value = this;
+  while (value->indirect_) {
+    value = static_cast<IndirectAsyncValue*>(value)->forwarded();
+    assert(value != nullptr && "get() on an unforwarded indirect value");
+  }
+  assert(value->type_id_ == AsyncValueTypeId<T>() && "get<T>() of another type");
+  return static_cast<ConcreteAsyncValue<T>*>(value)->value();
+}
+
+template <typename T, typename... Args>
+void AsyncValue::emplace(Args&&... args) {
+  assert(!indirect_ && IsUnconstructed());
+  static_cast<ConcreteAsyncValue<T>*>(this)->Construct(std::forward<Args>(args)...);
+  NotifyStateChange(State::kConcrete);
+}
+
+}  // namespace bef
+
+#endif  // BEF_ASYNC_ASYNC_VALUE_H_

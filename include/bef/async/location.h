@@ -1,0 +1,44 @@
+// Location: where in a program something happened, as a cheap token.
+//
+// Kernels and errors carry a Location (an opaque 64-bit value plus the
+// decoder that understands it -- for BEF programs, the loaded file and the
+// offset of the kernel's location record). Decoding to text happens only when
+// a diagnostic is reported.
+#ifndef BEF_ASYNC_LOCATION_H_
+#define BEF_ASYNC_LOCATION_H_
+
+#include <cstdint>
+#include <string>
+
+namespace bef {
+
+// A location made readable: a file position, or an opaque description
+// (name, call-site and fused locations, e.g. "in.py;12;34(n)").
+struct DecodedLocation {
+  bool is_file_location() const { return !opaque; }
+
+  bool opaque = false;
+  std::string filename;  // file locations
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string description;  // opaque locations
+};
+
+class LocationDecoder {
+ public:
+  virtual ~LocationDecoder() = default;
+  virtual DecodedLocation DecodeLocation(uint64_t data) const = 0;
+};
+
+struct Location {
+  bool has_value() const { return decoder != nullptr; }
+  // REQUIRES: has_value().
+  DecodedLocation Decode() const { return decoder->DecodeLocation(data); }
+
+  const LocationDecoder* decoder = nullptr;
+  uint64_t data = 0;
+};
+
+}  // namespace bef
+
+#endif  // BEF_ASYNC_LOCATION_H_

@@ -1,0 +1,216 @@
+// AsyncValue: every state transition, waiters before and after availability,
+// indirect forwarding (including chains), errors, and reference counts that
+// reach zero exactly once.
+#include "bef/async/async_value.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Counts constructions and destructions of payloads.
+struct Tracked {
+  static int live;
+  static int destroyed;
+  explicit Tracked(int v) : value(v) { ++live; }
+  Tracked(Tracked&& other) : value(other.value) { ++live; }
+  ~Tracked() {
+    --live;
+    ++destroyed;
+  }
+  int value;
+};
+int Tracked::live = 0;
+int Tracked::destroyed = 0;
+
+class AsyncValueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Tracked::live = 0;
+    Tracked::destroyed = 0;
+  }
+  void TearDown() override { EXPECT_EQ(Tracked::live, 0); }
+};
+
+TEST_F(AsyncValueTest, AvailableValue) {
+  AsyncValueRef<int32_t> value = MakeAvailableAsyncValueRef<int32_t>(42);
+  EXPECT_TRUE(value.IsAvailable());
+  EXPECT_TRUE(value.IsConcrete());
+  EXPECT_FALSE(value.IsError());
+  EXPECT_EQ(value.get(), 42);
+  EXPECT_TRUE(value->IsType<int32_t>());
+  EXPECT_FALSE(value->IsType<int64_t>());
+  EXPECT_EQ(value->state(), AsyncValue::State::kConcrete);
+}
+
+TEST_F(AsyncValueTest, UnconstructedToConcreteRunsWaiters) {
+  AsyncValueRef<Tracked> value = MakeUnconstructedAsyncValueRef<Tracked>();
+  EXPECT_TRUE(value->IsUnconstructed());
+  EXPECT_EQ(Tracked::live, 0);
+  std::vector<int> order;
+  value.AndThen([&] { order.push_back(1); });
+  value.AndThen([&] { order.push_back(2); });
+  EXPECT_TRUE(order.empty());
+  value.emplace(7);
+  // Waiters run in reverse order of registration, like TFRT's.
+  EXPECT_THAT(order, ElementsAre(2, 1));
+  EXPECT_EQ(value.get().value, 7);
+  value.AndThen([&] { order.push_back(3); });  // already available: now
+  EXPECT_THAT(order, ElementsAre(2, 1, 3));
+}
+
+TEST_F(AsyncValueTest, ConstructedThenConcrete) {
+  AsyncValueRef<Tracked> value = MakeConstructedAsyncValueRef<Tracked>(5);
+  EXPECT_TRUE(value->IsConstructed());
+  EXPECT_FALSE(value.IsAvailable());
+  EXPECT_EQ(Tracked::live, 1);
+  bool ran = false;
+  value.AndThen([&] { ran = true; });
+  value.SetStateConcrete();
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(value.get().value, 5);
+}
+
+TEST_F(AsyncValueTest, ErrorCarriesStatusAndLocation) {
+  AsyncValueRef<Tracked> value = MakeUnconstructedAsyncValueRef<Tracked>();
+  bool ran = false;
+  value.AndThen([&] { ran = true; });
+  value.SetError(absl::InternalError("boom"), Location{nullptr, 17});
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(value.IsError());
+  EXPECT_TRUE(value.IsAvailable());
+  EXPECT_EQ(value.GetError().message(), "boom");
+  EXPECT_EQ(value->GetErrorInfo().location.data, 17u);
+}
+
+TEST_F(AsyncValueTest, ErrorReplacesAConstructedPayload) {
+  AsyncValueRef<Tracked> value = MakeConstructedAsyncValueRef<Tracked>(1);
+  value.SetError(absl::InternalError("late failure"));
+  EXPECT_EQ(Tracked::live, 0);  // payload destroyed when the error was set
+  EXPECT_TRUE(value.IsError());
+}
+
+TEST_F(AsyncValueTest, ErrorValueWithoutPayloadType) {
+  RCReference<AsyncValue> error =
+      MakeErrorAsyncValueRef(absl::CancelledError("Cancelled"));
+  EXPECT_TRUE(error->IsError());
+  EXPECT_EQ(error->GetError().code(), absl::StatusCode::kCancelled);
+}
+
+TEST_F(AsyncValueTest, ReferenceCountReachesZeroOnce) {
+  {
+    AsyncValueRef<Tracked> value = MakeAvailableAsyncValueRef<Tracked>(3);
+    EXPECT_EQ(value->NumRef(), 1u);
+    AsyncValueRef<Tracked> copy = value.CopyRef();
+    EXPECT_EQ(value->NumRef(), 2u);
+    value->AddRef(3);
+    EXPECT_EQ(value->NumRef(), 5u);
+    value->DropRef(3);
+    copy.reset();
+    EXPECT_TRUE(value->IsUnique());
+    EXPECT_EQ(Tracked::destroyed, 0);
+  }
+  EXPECT_EQ(Tracked::destroyed, 1);
+}
+
+TEST_F(AsyncValueTest, UnconstructedValueDestroyedWithoutPayload) {
+  { AsyncValueRef<Tracked> value = MakeUnconstructedAsyncValueRef<Tracked>(); }
+  EXPECT_EQ(Tracked::destroyed, 0);
+}
+
+TEST_F(AsyncValueTest, ReadyChainIsNotCounted) {
+  AsyncValue* chain = GetReadyChainValue();
+  EXPECT_TRUE(chain->IsConcrete());
+  EXPECT_TRUE(chain->IsType<Chain>());
+  for (int i = 0; i < 10; ++i) {
+    AsyncValueRef<Chain> ref = GetReadyChain();
+    EXPECT_EQ(ref.GetAsyncValue(), chain);
+  }
+  EXPECT_TRUE(GetReadyChainValue()->IsConcrete());
+}
+
+TEST_F(AsyncValueTest, IndirectForwardedToAvailableValue) {
+  RCReference<IndirectAsyncValue> indirect = MakeIndirectAsyncValue();
+  EXPECT_TRUE(indirect->IsIndirect());
+  EXPECT_FALSE(indirect->IsAvailable());
+  bool ran = false;
+  indirect->AndThen([&] { ran = true; });
+  AsyncValueRef<Tracked> value = MakeAvailableAsyncValueRef<Tracked>(9);
+  indirect->ForwardTo(value.CopyRCRef());
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(indirect->IsConcrete());
+  EXPECT_TRUE(indirect->IsType<Tracked>());
+  EXPECT_EQ(indirect->get<Tracked>().value, 9);
+  value.reset();
+  EXPECT_EQ(Tracked::destroyed, 0);  // the indirect value holds it
+  indirect.reset();
+  EXPECT_EQ(Tracked::destroyed, 1);
+}
+
+TEST_F(AsyncValueTest, IndirectForwardedToPendingValue) {
+  RCReference<IndirectAsyncValue> indirect = MakeIndirectAsyncValue();
+  AsyncValueRef<Tracked> value = MakeUnconstructedAsyncValueRef<Tracked>();
+  indirect->ForwardTo(value.CopyRCRef());
+  EXPECT_FALSE(indirect->IsAvailable());
+  int runs = 0;
+  indirect->AndThen([&] { ++runs; });
+  value.emplace(4);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(indirect->get<Tracked>().value, 4);
+}
+
+TEST_F(AsyncValueTest, IndirectChainsAndErrors) {
+  // a -> b -> c, c becomes an error.
+  RCReference<IndirectAsyncValue> a = MakeIndirectAsyncValue();
+  RCReference<IndirectAsyncValue> b = MakeIndirectAsyncValue();
+  AsyncValueRef<int32_t> c = MakeUnconstructedAsyncValueRef<int32_t>();
+  a->ForwardTo(b);
+  b->ForwardTo(c.CopyRCRef());
+  EXPECT_FALSE(a->IsAvailable());
+  c.SetError(absl::InternalError("deep"));
+  EXPECT_TRUE(b->IsError());
+  EXPECT_TRUE(a->IsError());
+  EXPECT_EQ(a->GetError().message(), "deep");
+  // Forwarding to an already forwarded indirect value collapses the chain.
+  RCReference<IndirectAsyncValue> d = MakeIndirectAsyncValue();
+  d->ForwardTo(a);
+  EXPECT_EQ(d->forwarded(), c.GetAsyncValue());
+}
+
+TEST_F(AsyncValueTest, RunWhenReady) {
+  AsyncValueRef<int32_t> a = MakeUnconstructedAsyncValueRef<int32_t>();
+  AsyncValueRef<int32_t> b = MakeAvailableAsyncValueRef<int32_t>(1);
+  AsyncValueRef<int32_t> c = MakeUnconstructedAsyncValueRef<int32_t>();
+  AsyncValue* values[] = {a.GetAsyncValue(), b.GetAsyncValue(),
+                          c.GetAsyncValue()};
+  int runs = 0;
+  RunWhenReady(values, [&] { ++runs; });
+  EXPECT_EQ(runs, 0);
+  a.emplace(1);
+  EXPECT_EQ(runs, 0);
+  c.SetError(absl::InternalError("x"));
+  EXPECT_EQ(runs, 1);
+  RunWhenReady(values, [&] { ++runs; });  // all available: now
+  EXPECT_EQ(runs, 2);
+}
+
+TEST_F(AsyncValueTest, NonTrivialPayloads) {
+  AsyncValueRef<std::string> text =
+      MakeAvailableAsyncValueRef<std::string>(1000, 'x');
+  EXPECT_EQ(text.get().size(), 1000u);
+  AsyncValueRef<std::unique_ptr<int>> owned =
+      MakeUnconstructedAsyncValueRef<std::unique_ptr<int>>();
+  owned.emplace(new int(5));
+  EXPECT_EQ(*owned.get(), 5);
+}
+
+}  // namespace
+}  // namespace bef
