@@ -1,0 +1,127 @@
+// HostContext: the runtime's per-host state, shared by every program and
+// request that runs on it: the host allocator, the work queue, the kernel and
+// native-function registries, shared contexts, the timer queue and the
+// diagnostic handler.
+//
+//   HostContext host(PrintDiagnostic, CreateMallocAllocator(),
+//                    CreateSingleThreadedWorkQueue());
+//   RegisterStaticKernels(&host.kernel_registry());
+//
+// Destruction quiesces the work queue, then releases shared contexts, the
+// work queue and the timer queue, and the allocator last (so a leak-checking
+// allocator sees everything that was released).
+//
+// Thread safety: all members may be used from any thread, except that
+// registries must be filled before programs are loaded.
+#ifndef BEF_HOST_HOST_CONTEXT_H_
+#define BEF_HOST_HOST_CONTEXT_H_
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <span>
+
+#include <mutex>
+#include "bef/async/async_value.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/host/diagnostic.h"
+#include "bef/host/host_allocator.h"
+#include "bef/host/kernel_registry.h"
+#include "bef/host/native_function.h"
+#include "bef/host/timer_queue.h"
+#include "bef/host/work_queue.h"
+
+namespace bef {
+
+class HostContext;
+
+// Per-host state of a library, created on first use by
+// GetOrCreateSharedContext<T>() with T(HostContext*).
+class SharedContext {
+ public:
+  virtual ~SharedContext() = default;
+};
+
+namespace internal {
+inline constexpr int kMaxSharedContexts = 256;
+int NextSharedContextId();
+template <typename T>
+int SharedContextId() {
+  static const int id = NextSharedContextId();
+  return id;
+}
+}  // namespace internal
+
+class HostContext {
+ public:
+  HostContext(DiagnosticHandler diagnostic_handler,
+              std::unique_ptr<HostAllocator> allocator,
+              std::unique_ptr<ConcurrentWorkQueue> work_queue);
+  HostContext(const HostContext&) = delete;
+  HostContext& operator=(const HostContext&) = delete;
+  ~HostContext();
+
+  HostAllocator* allocator() const { return allocator_.get(); }
+  ConcurrentWorkQueue& work_queue() const { return *work_queue_; }
+  KernelRegistry& kernel_registry() { return kernel_registry_; }
+  const KernelRegistry& kernel_registry() const { return kernel_registry_; }
+  NativeFunctionRegistry& native_functions() { return native_functions_; }
+  const NativeFunctionRegistry& native_functions() const {
+    return native_functions_;
+  }
+  TimerQueue& timer_queue() { return timer_queue_; }
+
+  // Delivers a kernel or loader error to the embedder's handler.
+  void EmitError(const DecodedDiagnostic& diagnostic) const;
+
+  void EnqueueWork(TaskFunction task) { work_queue_->AddTask(std::move(task)); }
+  // Queued if no thread is free; false only for queues that refuse blocking
+  // work.
+  bool EnqueueBlockingWork(TaskFunction task) {
+    return !work_queue_->AddBlockingTask(std::move(task), true).has_value();
+  }
+  // Started now or refused (false).
+  bool RunBlockingWork(TaskFunction task) {
+    return !work_queue_->AddBlockingTask(std::move(task), false).has_value();
+  }
+  void Await(std::span<AsyncValue* const> values) { work_queue_->Await(values); }
+  void Await(std::span<const RCReference<AsyncValue>> values);
+  void Quiesce() { work_queue_->Quiesce(); }
+  int GetNumWorkerThreads() const { return work_queue_->GetParallelismLevel(); }
+  bool IsInWorkerThread() const { return work_queue_->IsInWorkerThread(); }
+
+  // The name of the host device (tfrt.get_device).
+  std::string_view host_device_name() const { return "CPU:0"; }
+
+  template <typename T>
+  T& GetOrCreateSharedContext() {
+    static_assert(std::is_base_of_v<SharedContext, T>);
+    int id = internal::SharedContextId<T>();
+    SharedContext* context = shared_contexts_[id].load(std::memory_order_acquire);
+    if (context == nullptr) {
+      std::lock_guard<std::mutex> lock(shared_context_mutex_);
+      context = shared_contexts_[id].load(std::memory_order_relaxed);
+      if (context == nullptr) {
+        context = new T(this);
+        shared_contexts_[id].store(context, std::memory_order_release);
+      }
+    }
+    return *static_cast<T*>(context);
+  }
+
+ private:
+  // Destroyed last: sees every deallocation.
+  std::unique_ptr<HostAllocator> allocator_;
+  DiagnosticHandler diagnostic_handler_;
+  KernelRegistry kernel_registry_;
+  NativeFunctionRegistry native_functions_;
+  TimerQueue timer_queue_;
+  std::unique_ptr<ConcurrentWorkQueue> work_queue_;
+  std::mutex shared_context_mutex_;
+  std::array<std::atomic<SharedContext*>, internal::kMaxSharedContexts>
+      shared_contexts_{};
+};
+
+}  // namespace bef
+
+#endif  // BEF_HOST_HOST_CONTEXT_H_

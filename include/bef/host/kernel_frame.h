@@ -1,0 +1,168 @@
+// Kernel frames: what a kernel implementation sees of one invocation.
+//
+// The executor builds an AsyncKernelFrame on its stack for every kernel it
+// runs: the operand values, pointers into the BEF image for attributes and
+// function indices (read in place, never copied), a small array of result
+// slots, and the execution context. The kernel must set every result slot
+// before it returns -- to an available value, an error, or a placeholder it
+// fills later. Kernels are normally written as plain typed functions and
+// wrapped with BEF_KERNEL (kernel_utils.h), which does this bookkeeping.
+//
+// SyncKernelFrame is the same for sync functions, over plain SyncValues:
+// attributes and function references form one list (functions after
+// attributes), and a kernel fails by setting an error status.
+#ifndef BEF_HOST_KERNEL_FRAME_H_
+#define BEF_HOST_KERNEL_FRAME_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bef/async/async_value.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/async/location.h"
+#include "bef/async/rc_reference.h"
+#include "bef/host/execution_context.h"
+#include "bef/host/sync_value.h"
+
+namespace bef {
+
+class Function;
+class HostContext;
+
+// Where a kernel's attributes and functions are, as read from the BEF image.
+struct KernelBinding {
+  const uint8_t* attribute_pool = nullptr;
+  const uint32_t* attribute_offsets = nullptr;  // into attribute_pool
+  uint32_t num_attributes = 0;
+  const Function* const* function_table = nullptr;  // the file's functions
+  const uint32_t* function_indices = nullptr;       // into function_table
+  uint32_t num_functions = 0;
+};
+
+class AsyncKernelFrame {
+ public:
+  AsyncKernelFrame(const ExecutionContext* context, KernelBinding binding,
+                   std::span<AsyncValue* const> arguments,
+                   std::span<RCReference<AsyncValue>> results)
+      : context_(context),
+        binding_(binding),
+        arguments_(arguments),
+        results_(results) {}
+
+  // ---- Arguments (all available when the kernel runs).
+  size_t GetNumArgs() const { return arguments_.size(); }
+  AsyncValue* GetArgAt(size_t index) const { return arguments_[index]; }
+  std::span<AsyncValue* const> GetArguments() const { return arguments_; }
+
+  // ---- Attributes: pointers to each attribute's start in the pool.
+  size_t GetNumAttributes() const { return binding_.num_attributes; }
+  const uint8_t* GetAttributeAt(size_t index) const {
+    return binding_.attribute_pool + binding_.attribute_offsets[index];
+  }
+
+  // ---- Functions (function references of the op).
+  size_t GetNumFunctions() const { return binding_.num_functions; }
+  const Function* GetFunctionAt(size_t index) const {
+    return binding_.function_table[binding_.function_indices[index]];
+  }
+
+  // ---- Results.
+  size_t GetNumResults() const { return results_.size(); }
+  RCReference<AsyncValue>& GetResultAt(size_t index) { return results_[index]; }
+  std::span<RCReference<AsyncValue>> GetResults() { return results_; }
+  void SetResultAt(size_t index, RCReference<AsyncValue> value) {
+    results_[index] = std::move(value);
+  }
+  template <typename T, typename... Args>
+  void EmplaceResultAt(size_t index, Args&&... args) {
+    SetResultAt(index, MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
+                           .ReleaseRCRef());
+  }
+  // A placeholder result the kernel fills later.
+  template <typename T>
+  AsyncValueRef<T> AllocateResultAt(size_t index) {
+    AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
+    SetResultAt(index, value.CopyRCRef());
+    return value;
+  }
+
+  // ---- Context.
+  const ExecutionContext& GetExecutionContext() const { return *context_; }
+  HostContext* GetHostContext() const { return context_->host(); }
+  Location GetLocation() const { return context_->location(); }
+
+  // ---- Errors.
+  // Reports `status` at the kernel's location and sets every result slot not
+  // yet set to an error value carrying it.
+  void ReportError(absl::Status status);
+  // Same with an INTERNAL status whose message is the concatenation.
+  template <typename... Parts>
+  void ReportError(const Parts&... parts) {
+    ReportError(absl::InternalError(absl::StrCat(parts...)));
+  }
+  // Reports `status` and returns an error value carrying it, for kernels that
+  // fail after they returned (asynchronously).
+  RCReference<AsyncValue> EmitErrorAsync(absl::Status status) const;
+
+ private:
+  const ExecutionContext* context_;
+  KernelBinding binding_;
+  std::span<AsyncValue* const> arguments_;
+  std::span<RCReference<AsyncValue>> results_;
+};
+
+class SyncKernelFrame {
+ public:
+  SyncKernelFrame(const ExecutionContext* context, KernelBinding binding,
+                  std::span<SyncValue* const> arguments,
+                  std::span<SyncValue* const> results)
+      : context_(context),
+        binding_(binding),
+        arguments_(arguments),
+        results_(results) {}
+
+  size_t GetNumArgs() const { return arguments_.size(); }
+  SyncValue* GetArgAt(size_t index) const { return arguments_[index]; }
+  size_t GetNumAttributes() const { return binding_.num_attributes; }
+  const uint8_t* GetAttributeAt(size_t index) const {
+    return binding_.attribute_pool + binding_.attribute_offsets[index];
+  }
+  size_t GetNumFunctions() const { return binding_.num_functions; }
+  const Function* GetFunctionAt(size_t index) const {
+    return binding_.function_table[binding_.function_indices[index]];
+  }
+  size_t GetNumResults() const { return results_.size(); }
+  SyncValue* GetResultAt(size_t index) const { return results_[index]; }
+  template <typename T, typename... Args>
+  void EmplaceResultAt(size_t index, Args&&... args) {
+    results_[index]->emplace<T>(std::forward<Args>(args)...);
+  }
+
+  const ExecutionContext& GetExecutionContext() const { return *context_; }
+  HostContext* GetHostContext() const { return context_->host(); }
+
+  // The first error stops the sync function and is returned to its caller.
+  void SetError(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+  }
+  template <typename... Parts>
+  void SetError(const Parts&... parts) {
+    SetError(absl::InternalError(absl::StrCat(parts...)));
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  const ExecutionContext* context_;
+  KernelBinding binding_;
+  std::span<SyncValue* const> arguments_;
+  std::span<SyncValue* const> results_;
+  absl::Status status_;
+};
+
+}  // namespace bef
+
+#endif  // BEF_HOST_KERNEL_FRAME_H_

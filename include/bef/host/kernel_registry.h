@@ -1,0 +1,88 @@
+// KernelRegistry: kernel name -> implementation and signature.
+//
+// Kernel libraries register with BEF_STATIC_KERNEL_REGISTRATION at static
+// initialization; RegisterStaticKernels() copies them into a registry (the
+// BefFile loader resolves every kernel name of a file against it once, at
+// load). A signature lists the BEF type names of the arguments and results
+// ("" accepts any type), so the loader can check a file's register types.
+#ifndef BEF_HOST_KERNEL_REGISTRY_H_
+#define BEF_HOST_KERNEL_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace bef {
+
+class AsyncKernelFrame;
+class SyncKernelFrame;
+
+using AsyncKernelImplementation = void (*)(AsyncKernelFrame* frame);
+using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
+
+struct KernelSignature {
+  // BEF type names; "" accepts any type.
+  std::vector<std::string_view> arguments;
+  std::vector<std::string_view> results;
+  // Further arguments / results of any type (RemainingArguments, ...).
+  bool variadic_arguments = false;
+  bool variadic_results = false;
+  // Whether the signature is known at all (kernels registered without one
+  // are not checked).
+  bool known = false;
+};
+
+template <typename Implementation>
+struct KernelDefinition {
+  Implementation implementation = nullptr;
+  KernelSignature signature;
+};
+
+struct KernelEntry {
+  AsyncKernelImplementation async_implementation = nullptr;
+  SyncKernelImplementation sync_implementation = nullptr;
+  KernelSignature async_signature;
+  KernelSignature sync_signature;
+};
+
+class KernelRegistry {
+ public:
+  void AddKernel(std::string_view name,
+                 KernelDefinition<AsyncKernelImplementation> definition);
+  void AddKernel(std::string_view name, AsyncKernelImplementation implementation);
+  void AddSyncKernel(std::string_view name,
+                     KernelDefinition<SyncKernelImplementation> definition);
+  void AddSyncKernel(std::string_view name,
+                     SyncKernelImplementation implementation);
+
+  // Null when `name` is not registered. The entry is stable for the
+  // registry's lifetime.
+  const KernelEntry* Find(std::string_view name) const;
+  size_t size() const { return kernels_.size(); }
+  std::vector<std::string> Names() const;
+
+ private:
+  absl::flat_hash_map<std::string, std::unique_ptr<KernelEntry>> kernels_;
+};
+
+using KernelRegistration = void (*)(KernelRegistry* registry);
+
+// Adds `registration` to the list RegisterStaticKernels runs.
+bool AddStaticKernelRegistration(KernelRegistration registration);
+// Runs every static registration on `registry`.
+void RegisterStaticKernels(KernelRegistry* registry);
+
+#define BEF_STATIC_KERNEL_REGISTRATION(function) \
+  BEF_STATIC_KERNEL_REGISTRATION_IMPL(function, __COUNTER__)
+#define BEF_STATIC_KERNEL_REGISTRATION_IMPL(function, counter) \
+  BEF_STATIC_KERNEL_REGISTRATION_IMPL2(function, counter)
+#define BEF_STATIC_KERNEL_REGISTRATION_IMPL2(function, counter)        \
+  [[maybe_unused]] static const bool bef_kernel_registration_##counter = \
+      ::bef::AddStaticKernelRegistration(function)
+
+}  // namespace bef
+
+#endif  // BEF_HOST_KERNEL_REGISTRY_H_

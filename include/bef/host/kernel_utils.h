@@ -1,0 +1,749 @@
+// The typed kernel ABI: kernels are plain C++ functions whose parameter types
+// say what they take, wrapped at compile time into AsyncKernelImplementation
+// (BEF_KERNEL) or SyncKernelImplementation (BEF_SYNC_KERNEL).
+//
+//   static int32_t AddI32(Argument<int32_t> a, Argument<int32_t> b) {
+//     return *a + *b;
+//   }
+//   registry->AddKernel("tfrt.add.i32", BEF_KERNEL(AddI32));
+//
+// Parameters (in any order; each kind is numbered in its own sequence):
+//   Argument<T>             the next operand (available; T its payload)
+//   RemainingArguments      all further operands
+//   Attribute<T>            the next attribute, a scalar T
+//   StringAttribute, ArrayAttribute<T>, DenseAttribute, ShapeAttribute,
+//   AggregateAttribute, TypeAttribute   the next attribute, of that layout
+//   RemainingAttributes     all further attributes
+//   const Function*         the next function reference
+//   RemainingFunctions      all further function references
+//   Result<T>               the next result slot
+//   RemainingResults        all further result slots
+//   const ExecutionContext&, HostContext*, KernelErrorHandler,
+//   AsyncKernelFrame*       the context
+// Return value (fills the result slots after the Result<T> parameters):
+//   void; T (emplaced; a Chain gives the shared ready chain);
+//   AsyncValueRef<T> / RCReference<AsyncValue> (forwarded as is);
+//   std::pair / std::tuple of those (consecutive slots);
+//   absl::StatusOr<X> (an error is reported at the kernel's location and
+//   fills every unset result); absl::Status (likewise, no value).
+//
+// A kernel may take fewer arguments than the op has operands: TFRT programs
+// pass a trailing chain to kernels that ignore it.
+//
+// The signature (BEF type names per argument and result) is derived from
+// the parameter and return types for the loader's register type check;
+// types without a BEF name accept anything.
+#ifndef BEF_HOST_KERNEL_UTILS_H_
+#define BEF_HOST_KERNEL_UTILS_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bef/async/async_value.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/format/attribute_view.h"
+#include "bef/host/kernel_frame.h"
+#include "bef/host/kernel_registry.h"
+
+namespace bef {
+
+// ---------------------------------------------------------------------------
+// BEF type names of payload types (for signatures).
+
+template <typename T>
+struct BefTypeName {
+  static constexpr std::string_view value = "";
+};
+#define BEF_DEFINE_TYPE_NAME(type, name)               \
+  template <>                                          \
+  struct BefTypeName<type> {                           \
+    static constexpr std::string_view value = name;    \
+  }
+BEF_DEFINE_TYPE_NAME(bool, "i1");
+BEF_DEFINE_TYPE_NAME(int8_t, "i8");
+BEF_DEFINE_TYPE_NAME(int16_t, "i16");
+BEF_DEFINE_TYPE_NAME(int32_t, "i32");
+BEF_DEFINE_TYPE_NAME(int64_t, "i64");
+BEF_DEFINE_TYPE_NAME(uint8_t, "ui8");
+BEF_DEFINE_TYPE_NAME(uint16_t, "ui16");
+BEF_DEFINE_TYPE_NAME(uint32_t, "ui32");
+BEF_DEFINE_TYPE_NAME(uint64_t, "ui64");
+BEF_DEFINE_TYPE_NAME(float, "f32");
+BEF_DEFINE_TYPE_NAME(double, "f64");
+BEF_DEFINE_TYPE_NAME(Chain, "!tfrt.chain");
+
+// ---------------------------------------------------------------------------
+// Parameter types.
+
+template <typename T>
+class Argument {
+ public:
+  explicit Argument(AsyncValue* value) : value_(value) {}
+  AsyncValue* value() const { return value_; }
+  T& get() const { return value_->get<T>(); }
+  T& operator*() const { return get(); }
+  T* operator->() const { return &get(); }
+  // A new reference to the operand.
+  AsyncValueRef<T> ValueRef() const { return AsyncValueRef<T>(FormRef(value_)); }
+
+ private:
+  AsyncValue* value_;
+};
+
+class RemainingArguments {
+ public:
+  explicit RemainingArguments(std::span<AsyncValue* const> values)
+      : values_(values) {}
+  size_t size() const { return values_.size(); }
+  AsyncValue* operator[](size_t i) const { return values_[i]; }
+  std::span<AsyncValue* const> values() const { return values_; }
+
+ private:
+  std::span<AsyncValue* const> values_;
+};
+
+template <typename T>
+class Result {
+ public:
+  Result(AsyncKernelFrame* frame, size_t index) : frame_(frame), index_(index) {}
+  template <typename... Args>
+  void Emplace(Args&&... args) const {
+    frame_->EmplaceResultAt<T>(index_, std::forward<Args>(args)...);
+  }
+  void Set(AsyncValueRef<T> value) const {
+    frame_->SetResultAt(index_, value.ReleaseRCRef());
+  }
+  void Set(RCReference<AsyncValue> value) const {
+    frame_->SetResultAt(index_, std::move(value));
+  }
+  // A placeholder stored in the slot, to fill later.
+  AsyncValueRef<T> Allocate() const {
+    return frame_->AllocateResultAt<T>(index_);
+  }
+
+ private:
+  AsyncKernelFrame* frame_;
+  size_t index_;
+};
+
+class RemainingResults {
+ public:
+  RemainingResults(AsyncKernelFrame* frame, size_t first)
+      : frame_(frame), first_(first) {}
+  size_t size() const { return frame_->GetNumResults() - first_; }
+  RCReference<AsyncValue>& operator[](size_t i) const {
+    return frame_->GetResultAt(first_ + i);
+  }
+  template <typename T>
+  AsyncValueRef<T> AllocateAt(size_t i) const {
+    return frame_->AllocateResultAt<T>(first_ + i);
+  }
+  template <typename T, typename... Args>
+  void EmplaceAt(size_t i, Args&&... args) const {
+    frame_->EmplaceResultAt<T>(first_ + i, std::forward<Args>(args)...);
+  }
+
+ private:
+  AsyncKernelFrame* frame_;
+  size_t first_;
+};
+
+template <typename T>
+class Attribute {
+ public:
+  explicit Attribute(const uint8_t* attribute)
+      : value_(LoadScalarAttribute<T>(attribute)) {}
+  const T& get() const { return value_; }
+  const T& operator*() const { return value_; }
+
+ private:
+  T value_;
+};
+
+template <>
+class Attribute<bool> {
+ public:
+  explicit Attribute(const uint8_t* attribute) : value_(*attribute != 0) {}
+  bool get() const { return value_; }
+  bool operator*() const { return value_; }
+
+ private:
+  bool value_;
+};
+
+class StringAttribute {
+ public:
+  explicit StringAttribute(const uint8_t* attribute)
+      : value_(StringAttributeView(attribute)) {}
+  std::string_view get() const { return value_; }
+  std::string_view operator*() const { return value_; }
+
+ private:
+  std::string_view value_;
+};
+
+template <typename T>
+class ArrayAttribute {
+ public:
+  explicit ArrayAttribute(const uint8_t* attribute)
+      : data_(ArrayAttributeView<T>(attribute)) {}
+  std::span<const T> data() const { return data_; }
+  size_t size() const { return data_.size(); }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  std::span<const T> data_;
+};
+
+class DenseAttribute : public DenseAttributeView {
+ public:
+  using DenseAttributeView::DenseAttributeView;
+};
+class ShapeAttribute : public ShapeAttributeView {
+ public:
+  using ShapeAttributeView::ShapeAttributeView;
+};
+class AggregateAttribute : public AggregateAttributeView {
+ public:
+  using AggregateAttributeView::AggregateAttributeView;
+};
+class TypeAttribute {
+ public:
+  explicit TypeAttribute(const uint8_t* attribute)
+      : dtype_(static_cast<DType>(*attribute)) {}
+  DType get() const { return dtype_; }
+
+ private:
+  DType dtype_;
+};
+
+class RemainingAttributes {
+ public:
+  RemainingAttributes(const AsyncKernelFrame* frame, size_t first)
+      : frame_(frame), first_(first) {}
+  size_t size() const { return frame_->GetNumAttributes() - first_; }
+  const uint8_t* operator[](size_t i) const {
+    return frame_->GetAttributeAt(first_ + i);
+  }
+
+ private:
+  const AsyncKernelFrame* frame_;
+  size_t first_;
+};
+
+class RemainingFunctions {
+ public:
+  RemainingFunctions(const AsyncKernelFrame* frame, size_t first)
+      : frame_(frame), first_(first) {}
+  size_t size() const { return frame_->GetNumFunctions() - first_; }
+  const Function* operator[](size_t i) const {
+    return frame_->GetFunctionAt(first_ + i);
+  }
+
+ private:
+  const AsyncKernelFrame* frame_;
+  size_t first_;
+};
+
+// Reports an error at the kernel's location and fills the unset results.
+class KernelErrorHandler {
+ public:
+  explicit KernelErrorHandler(AsyncKernelFrame* frame) : frame_(frame) {}
+  void ReportError(absl::Status status) const {
+    frame_->ReportError(std::move(status));
+  }
+  template <typename... Parts>
+  void ReportError(const Parts&... parts) const {
+    frame_->ReportError(parts...);
+  }
+
+ private:
+  AsyncKernelFrame* frame_;
+};
+
+// ---------------------------------------------------------------------------
+// Implementation of BEF_KERNEL.
+
+namespace internal {
+
+enum class ParameterKind {
+  kArgument,
+  kAttribute,
+  kFunction,
+  kResult,
+  kOther,  // contexts and Remaining*: numbered by the others' counts
+};
+
+template <typename T>
+struct KernelParameter;  // Kind, Build(frame, index), signature contribution
+
+template <typename T>
+struct KernelParameter<Argument<T>> {
+  static constexpr ParameterKind kind = ParameterKind::kArgument;
+  static Argument<T> Build(AsyncKernelFrame* frame, size_t index) {
+    return Argument<T>(frame->GetArgAt(index));
+  }
+  static constexpr std::string_view type_name = BefTypeName<T>::value;
+};
+
+template <typename T>
+struct AttributeParameter {
+  static constexpr ParameterKind kind = ParameterKind::kAttribute;
+  static T Build(AsyncKernelFrame* frame, size_t index) {
+    return T(frame->GetAttributeAt(index));
+  }
+};
+template <typename T>
+struct KernelParameter<Attribute<T>> : AttributeParameter<Attribute<T>> {};
+template <typename T>
+struct KernelParameter<ArrayAttribute<T>>
+    : AttributeParameter<ArrayAttribute<T>> {};
+template <>
+struct KernelParameter<StringAttribute> : AttributeParameter<StringAttribute> {};
+template <>
+struct KernelParameter<DenseAttribute> : AttributeParameter<DenseAttribute> {};
+template <>
+struct KernelParameter<ShapeAttribute> : AttributeParameter<ShapeAttribute> {};
+template <>
+struct KernelParameter<AggregateAttribute>
+    : AttributeParameter<AggregateAttribute> {};
+template <>
+struct KernelParameter<TypeAttribute> : AttributeParameter<TypeAttribute> {};
+
+template <>
+struct KernelParameter<const Function*> {
+  static constexpr ParameterKind kind = ParameterKind::kFunction;
+  static const Function* Build(AsyncKernelFrame* frame, size_t index) {
+    return frame->GetFunctionAt(index);
+  }
+};
+
+template <typename T>
+struct KernelParameter<Result<T>> {
+  static constexpr ParameterKind kind = ParameterKind::kResult;
+  static Result<T> Build(AsyncKernelFrame* frame, size_t index) {
+    return Result<T>(frame, index);
+  }
+  static constexpr std::string_view type_name = BefTypeName<T>::value;
+};
+
+// Parameters numbered by how many of another kind precede them.
+template <ParameterKind counted>
+struct RemainingParameter {
+  static constexpr ParameterKind kind = ParameterKind::kOther;
+  static constexpr ParameterKind counts = counted;
+};
+template <>
+struct KernelParameter<RemainingArguments>
+    : RemainingParameter<ParameterKind::kArgument> {
+  static RemainingArguments Build(AsyncKernelFrame* frame, size_t first) {
+    return RemainingArguments(frame->GetArguments().subspan(first));
+  }
+};
+template <>
+struct KernelParameter<RemainingResults>
+    : RemainingParameter<ParameterKind::kResult> {
+  static RemainingResults Build(AsyncKernelFrame* frame, size_t first) {
+    return RemainingResults(frame, first);
+  }
+};
+template <>
+struct KernelParameter<RemainingAttributes>
+    : RemainingParameter<ParameterKind::kAttribute> {
+  static RemainingAttributes Build(AsyncKernelFrame* frame, size_t first) {
+    return RemainingAttributes(frame, first);
+  }
+};
+template <>
+struct KernelParameter<RemainingFunctions>
+    : RemainingParameter<ParameterKind::kFunction> {
+  static RemainingFunctions Build(AsyncKernelFrame* frame, size_t first) {
+    return RemainingFunctions(frame, first);
+  }
+};
+template <>
+struct KernelParameter<const ExecutionContext&>
+    : RemainingParameter<ParameterKind::kOther> {
+  static const ExecutionContext& Build(AsyncKernelFrame* frame, size_t) {
+    return frame->GetExecutionContext();
+  }
+};
+template <>
+struct KernelParameter<HostContext*> : RemainingParameter<ParameterKind::kOther> {
+  static HostContext* Build(AsyncKernelFrame* frame, size_t) {
+    return frame->GetHostContext();
+  }
+};
+template <>
+struct KernelParameter<KernelErrorHandler>
+    : RemainingParameter<ParameterKind::kOther> {
+  static KernelErrorHandler Build(AsyncKernelFrame* frame, size_t) {
+    return KernelErrorHandler(frame);
+  }
+};
+template <>
+struct KernelParameter<AsyncKernelFrame*>
+    : RemainingParameter<ParameterKind::kOther> {
+  static AsyncKernelFrame* Build(AsyncKernelFrame* frame, size_t) {
+    return frame;
+  }
+};
+
+template <typename T, typename = void>
+struct CountsOf {
+  static constexpr ParameterKind value = KernelParameter<T>::kind;
+};
+template <typename T>
+struct CountsOf<T, std::void_t<decltype(KernelParameter<T>::counts)>> {
+  static constexpr ParameterKind value = KernelParameter<T>::counts;
+};
+
+// For each parameter, its index within its kind's sequence.
+template <typename... Params>
+constexpr std::array<size_t, sizeof...(Params)> ParameterIndices() {
+  constexpr ParameterKind kinds[] = {KernelParameter<Params>::kind...,
+                                     ParameterKind::kOther};
+  constexpr ParameterKind counted[] = {CountsOf<Params>::value...,
+                                       ParameterKind::kOther};
+  std::array<size_t, sizeof...(Params)> indices{};
+  size_t seen[5] = {0, 0, 0, 0, 0};
+  for (size_t i = 0; i < sizeof...(Params); ++i) {
+    indices[i] = seen[static_cast<int>(counted[i])];
+    if (kinds[i] != ParameterKind::kOther) ++seen[static_cast<int>(kinds[i])];
+  }
+  return indices;
+}
+
+template <typename... Params>
+constexpr size_t CountKind(ParameterKind kind) {
+  size_t count = 0;
+  ((count += KernelParameter<Params>::kind == kind), ...);
+  return count;
+}
+
+// ---- Return values.
+
+// A slot already set (by an error the kernel reported before returning)
+// keeps its value.
+template <typename T>
+struct ReturnHandler {
+  static constexpr size_t num_results = 1;
+  static void Store(AsyncKernelFrame* frame, size_t index, T&& value) {
+    if (frame->GetResultAt(index)) return;
+    frame->EmplaceResultAt<T>(index, std::move(value));
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    signature.results.push_back(BefTypeName<T>::value);
+  }
+};
+template <>
+struct ReturnHandler<Chain> {
+  static constexpr size_t num_results = 1;
+  static void Store(AsyncKernelFrame* frame, size_t index, Chain&&) {
+    if (frame->GetResultAt(index)) return;
+    frame->SetResultAt(index, FormRef(GetReadyChainValue()));
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    signature.results.push_back(BefTypeName<Chain>::value);
+  }
+};
+template <typename T>
+struct ReturnHandler<AsyncValueRef<T>> {
+  static constexpr size_t num_results = 1;
+  static void Store(AsyncKernelFrame* frame, size_t index, AsyncValueRef<T>&& value) {
+    if (frame->GetResultAt(index)) return;
+    frame->SetResultAt(index, value.ReleaseRCRef());
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    signature.results.push_back(BefTypeName<T>::value);
+  }
+};
+template <>
+struct ReturnHandler<RCReference<AsyncValue>> {
+  static constexpr size_t num_results = 1;
+  static void Store(AsyncKernelFrame* frame, size_t index,
+                    RCReference<AsyncValue>&& value) {
+    if (frame->GetResultAt(index)) return;
+    frame->SetResultAt(index, std::move(value));
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    signature.results.push_back("");
+  }
+};
+template <typename... Ts>
+struct ReturnHandler<std::tuple<Ts...>> {
+  static constexpr size_t num_results = (ReturnHandler<Ts>::num_results + ...);
+  static void Store(AsyncKernelFrame* frame, size_t index,
+                    std::tuple<Ts...>&& values) {
+    StoreAll(frame, index, std::move(values), std::index_sequence_for<Ts...>());
+  }
+  template <size_t... I>
+  static void StoreAll(AsyncKernelFrame* frame, size_t index,
+                       std::tuple<Ts...>&& values, std::index_sequence<I...>) {
+    size_t next = index;
+    ((ReturnHandler<Ts>::Store(frame, next, std::move(std::get<I>(values))),
+      next += ReturnHandler<Ts>::num_results),
+     ...);
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    (ReturnHandler<Ts>::AppendTypes(signature), ...);
+  }
+};
+template <typename A, typename B>
+struct ReturnHandler<std::pair<A, B>> {
+  static constexpr size_t num_results = 2;
+  static void Store(AsyncKernelFrame* frame, size_t index, std::pair<A, B>&& values) {
+    ReturnHandler<A>::Store(frame, index, std::move(values.first));
+    ReturnHandler<B>::Store(frame, index + 1, std::move(values.second));
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    ReturnHandler<A>::AppendTypes(signature);
+    ReturnHandler<B>::AppendTypes(signature);
+  }
+};
+template <typename T>
+struct ReturnHandler<absl::StatusOr<T>> {
+  static constexpr size_t num_results = ReturnHandler<T>::num_results;
+  static void Store(AsyncKernelFrame* frame, size_t index,
+                    absl::StatusOr<T>&& value) {
+    if (value.ok()) {
+      ReturnHandler<T>::Store(frame, index, std::move(value).value());
+    } else {
+      frame->ReportError(std::move(value).status());
+    }
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    ReturnHandler<T>::AppendTypes(signature);
+  }
+};
+template <>
+struct ReturnHandler<absl::Status> {
+  static constexpr size_t num_results = 0;
+  static void Store(AsyncKernelFrame* frame, size_t, absl::Status&& status) {
+    if (!status.ok()) frame->ReportError(std::move(status));
+  }
+  static void AppendTypes(KernelSignature&) {}
+};
+
+template <typename F, F function>
+struct KernelImpl;
+
+template <typename Return, typename... Params, Return (*function)(Params...)>
+struct KernelImpl<Return (*)(Params...), function> {
+  static constexpr auto kIndices = ParameterIndices<Params...>();
+  static constexpr size_t kNumResultParameters =
+      CountKind<Params...>(ParameterKind::kResult);
+
+  static void Invoke(AsyncKernelFrame* frame) {
+    InvokeImpl(frame, std::index_sequence_for<Params...>());
+  }
+
+  template <size_t... I>
+  static void InvokeImpl(AsyncKernelFrame* frame, std::index_sequence<I...>) {
+    if constexpr (std::is_void_v<Return>) {
+      function(KernelParameter<Params>::Build(frame, kIndices[I])...);
+    } else {
+      ReturnHandler<Return>::Store(
+          frame, kNumResultParameters,
+          function(KernelParameter<Params>::Build(frame, kIndices[I])...));
+    }
+  }
+
+  static KernelSignature Signature() {
+    KernelSignature signature;
+    signature.known = true;
+    auto add = [&signature](auto tag) {
+      using P = typename decltype(tag)::type;
+      if constexpr (KernelParameter<P>::kind == ParameterKind::kArgument) {
+        signature.arguments.push_back(KernelParameter<P>::type_name);
+      } else if constexpr (KernelParameter<P>::kind == ParameterKind::kResult) {
+        signature.results.push_back(KernelParameter<P>::type_name);
+      } else if constexpr (std::is_same_v<P, RemainingArguments>) {
+        signature.variadic_arguments = true;
+      } else if constexpr (std::is_same_v<P, RemainingResults>) {
+        signature.variadic_results = true;
+      } else if constexpr (std::is_same_v<P, AsyncKernelFrame*>) {
+        signature.variadic_arguments = signature.variadic_results = true;
+      }
+    };
+    (add(std::type_identity<Params>()), ...);
+    if constexpr (!std::is_void_v<Return>) {
+      ReturnHandler<Return>::AppendTypes(signature);
+    }
+    return signature;
+  }
+
+  static KernelDefinition<AsyncKernelImplementation> Definition() {
+    return {&Invoke, Signature()};
+  }
+};
+
+}  // namespace internal
+
+// Sync kernels take `T&` / `const T&` arguments (plain values), attribute
+// wrappers, `const ExecutionContext&` or `SyncKernelFrame*`, and return T,
+// std::tuple<...>, absl::StatusOr<...>, absl::Status or void.
+namespace internal {
+
+template <typename T>
+struct SyncKernelParameter {
+  // Plain argument: T& or const T&.
+  static constexpr ParameterKind kind = ParameterKind::kArgument;
+  using Value = std::remove_cv_t<std::remove_reference_t<T>>;
+  static T Build(SyncKernelFrame* frame, size_t index) {
+    return frame->GetArgAt(index)->template get<Value>();
+  }
+  static constexpr std::string_view type_name = BefTypeName<Value>::value;
+};
+
+template <typename T>
+struct SyncAttributeParameter {
+  static constexpr ParameterKind kind = ParameterKind::kAttribute;
+  static T Build(SyncKernelFrame* frame, size_t index) {
+    return T(frame->GetAttributeAt(index));
+  }
+};
+template <typename T>
+struct SyncKernelParameter<Attribute<T>> : SyncAttributeParameter<Attribute<T>> {};
+template <typename T>
+struct SyncKernelParameter<ArrayAttribute<T>>
+    : SyncAttributeParameter<ArrayAttribute<T>> {};
+template <>
+struct SyncKernelParameter<StringAttribute>
+    : SyncAttributeParameter<StringAttribute> {};
+template <>
+struct SyncKernelParameter<DenseAttribute>
+    : SyncAttributeParameter<DenseAttribute> {};
+template <>
+struct SyncKernelParameter<const ExecutionContext&> {
+  static constexpr ParameterKind kind = ParameterKind::kOther;
+  static const ExecutionContext& Build(SyncKernelFrame* frame, size_t) {
+    return frame->GetExecutionContext();
+  }
+};
+template <>
+struct SyncKernelParameter<SyncKernelFrame*> {
+  static constexpr ParameterKind kind = ParameterKind::kOther;
+  static SyncKernelFrame* Build(SyncKernelFrame* frame, size_t) { return frame; }
+};
+
+template <typename... Params>
+constexpr std::array<size_t, sizeof...(Params)> SyncParameterIndices() {
+  constexpr ParameterKind kinds[] = {SyncKernelParameter<Params>::kind...,
+                                     ParameterKind::kOther};
+  std::array<size_t, sizeof...(Params)> indices{};
+  size_t seen[5] = {0, 0, 0, 0, 0};
+  for (size_t i = 0; i < sizeof...(Params); ++i) {
+    indices[i] = seen[static_cast<int>(kinds[i])];
+    if (kinds[i] != ParameterKind::kOther) ++seen[static_cast<int>(kinds[i])];
+  }
+  return indices;
+}
+
+template <typename T>
+struct SyncReturnHandler {
+  static constexpr size_t num_results = 1;
+  static void Store(SyncKernelFrame* frame, size_t index, T&& value) {
+    frame->EmplaceResultAt<T>(index, std::move(value));
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    signature.results.push_back(BefTypeName<T>::value);
+  }
+};
+template <typename... Ts>
+struct SyncReturnHandler<std::tuple<Ts...>> {
+  static constexpr size_t num_results = sizeof...(Ts);
+  static void Store(SyncKernelFrame* frame, size_t index,
+                    std::tuple<Ts...>&& values) {
+    StoreAll(frame, index, std::move(values), std::index_sequence_for<Ts...>());
+  }
+  template <size_t... I>
+  static void StoreAll(SyncKernelFrame* frame, size_t index,
+                       std::tuple<Ts...>&& values, std::index_sequence<I...>) {
+    (frame->EmplaceResultAt<Ts>(index + I, std::move(std::get<I>(values))), ...);
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    (signature.results.push_back(BefTypeName<Ts>::value), ...);
+  }
+};
+template <typename T>
+struct SyncReturnHandler<absl::StatusOr<T>> {
+  static void Store(SyncKernelFrame* frame, size_t index,
+                    absl::StatusOr<T>&& value) {
+    if (value.ok()) {
+      SyncReturnHandler<T>::Store(frame, index, std::move(value).value());
+    } else {
+      frame->SetError(std::move(value).status());
+    }
+  }
+  static void AppendTypes(KernelSignature& signature) {
+    SyncReturnHandler<T>::AppendTypes(signature);
+  }
+};
+template <>
+struct SyncReturnHandler<absl::Status> {
+  static void Store(SyncKernelFrame* frame, size_t, absl::Status&& status) {
+    if (!status.ok()) frame->SetError(std::move(status));
+  }
+  static void AppendTypes(KernelSignature&) {}
+};
+
+template <typename F, F function>
+struct SyncKernelImpl;
+
+template <typename Return, typename... Params, Return (*function)(Params...)>
+struct SyncKernelImpl<Return (*)(Params...), function> {
+  static constexpr auto kIndices = SyncParameterIndices<Params...>();
+
+  static void Invoke(SyncKernelFrame* frame) {
+    InvokeImpl(frame, std::index_sequence_for<Params...>());
+  }
+  template <size_t... I>
+  static void InvokeImpl(SyncKernelFrame* frame, std::index_sequence<I...>) {
+    if constexpr (std::is_void_v<Return>) {
+      function(SyncKernelParameter<Params>::Build(frame, kIndices[I])...);
+    } else {
+      SyncReturnHandler<Return>::Store(
+          frame, 0, function(SyncKernelParameter<Params>::Build(frame, kIndices[I])...));
+    }
+  }
+  static KernelSignature Signature() {
+    KernelSignature signature;
+    signature.known = true;
+    auto add = [&signature](auto tag) {
+      using P = typename decltype(tag)::type;
+      if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
+        signature.arguments.push_back(SyncKernelParameter<P>::type_name);
+      } else if constexpr (std::is_same_v<P, SyncKernelFrame*>) {
+        signature.variadic_arguments = signature.variadic_results = true;
+      }
+    };
+    (add(std::type_identity<Params>()), ...);
+    if constexpr (!std::is_void_v<Return>) {
+      SyncReturnHandler<Return>::AppendTypes(signature);
+    }
+    return signature;
+  }
+  static KernelDefinition<SyncKernelImplementation> Definition() {
+    return {&Invoke, Signature()};
+  }
+};
+
+}  // namespace internal
+
+#define BEF_KERNEL(...) \
+  ::bef::internal::KernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__>::Definition()
+#define BEF_SYNC_KERNEL(...)                                             \
+  ::bef::internal::SyncKernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__>::\
+      Definition()
+
+}  // namespace bef
+
+#endif  // BEF_HOST_KERNEL_UTILS_H_

@@ -1,0 +1,72 @@
+// ConcurrentWorkQueue: where the runtime runs work that is not done inline --
+// enqueued kernels, asynchronous kernels' continuations, blocking I/O.
+//
+// Kinds, by the spec string of bef_executor --work_queue_type:
+//   s           single-threaded: no threads; tasks run on the host thread
+//               when it calls Await or Quiesce (FIFO), which makes test
+//               output deterministic. Blocking tasks are queued the same way
+//               when queuing is allowed, refused otherwise.
+//   mstd        multi-threaded: compute threads on oneTBB (default: hardware
+//   mstd:N      concurrency) and up to M threads for blocking work (default
+//   mstd:N,M    256). Threads start on first use, so creating a queue costs
+//               microseconds.
+//
+// Thread safety: AddTask and AddBlockingTask may be called from any thread;
+// Await and Quiesce from the host thread (the one running the program).
+#ifndef BEF_HOST_WORK_QUEUE_H_
+#define BEF_HOST_WORK_QUEUE_H_
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "bef/async/async_value.h"
+#include "bef/support/unique_function.h"
+
+namespace bef {
+
+using TaskFunction = UniqueFunction<void()>;
+
+class ConcurrentWorkQueue {
+ public:
+  virtual ~ConcurrentWorkQueue() = default;
+
+  // "single-threaded" or "Multi-threaded C++ work queue (N threads, M
+  // blocking threads)".
+  virtual std::string name() const = 0;
+  // Non-blocking work.
+  virtual void AddTask(TaskFunction task) = 0;
+  // Work that may block (I/O, sleeps). When it cannot be started now and
+  // `allow_queuing` is false, the task is handed back.
+  virtual std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
+                                                      bool allow_queuing) = 0;
+  // Returns once every value is available, running queued work meanwhile
+  // where the queue runs work on the caller's thread.
+  virtual void Await(std::span<AsyncValue* const> values) = 0;
+  // Returns once no task is queued or running.
+  virtual void Quiesce() = 0;
+  virtual int GetParallelismLevel() const = 0;
+  // Whether the calling thread is running one of this queue's tasks.
+  virtual bool IsInWorkerThread() const = 0;
+};
+
+std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
+// REQUIRES: compute_threads >= 1, blocking_threads >= 1.
+std::unique_ptr<ConcurrentWorkQueue> CreateMultiThreadedWorkQueue(
+    int compute_threads, int blocking_threads);
+
+// Parses a --work_queue_type spec ("name[:args]", split at the first ':').
+// Bad arguments are logged as TFRT does ("Invalid argument for s work queue:
+// ARG", "Invalid argument for mstd work queue: ARG"); any failure is
+// InvalidArgument and the driver prints "couldn't create work queue type
+// SPEC". Unlike TFRT, non-numeric and zero thread counts are rejected instead
+// of crashing.
+absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateWorkQueue(
+    std::string_view spec);
+
+}  // namespace bef
+
+#endif  // BEF_HOST_WORK_QUEUE_H_

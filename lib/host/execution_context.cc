@@ -1,0 +1,55 @@
+#include "bef/host/execution_context.h"
+
+#include "bef/async/async_value_ref.h"
+#include "bef/host/host_context.h"
+
+namespace bef {
+
+RCReference<RequestContext> RequestContext::Create(HostContext* host,
+                                                   ResourceContext* resources,
+                                                   int64_t id) {
+  return TakeRef(new RequestContext(host, resources, id));
+}
+
+RequestContext::~RequestContext() {
+  if (deadline_) {
+    std::lock_guard<std::mutex> lock(deadline_->mutex);
+    deadline_->request = nullptr;
+    host_->timer_queue().Cancel(deadline_->timer);
+  }
+  if (AsyncValue* cancel = cancel_value_.load()) cancel->DropRef();
+}
+
+void RequestContext::Cancel(absl::Status status) {
+  RCReference<AsyncValue> error = MakeErrorAsyncValueRef(std::move(status));
+  AsyncValue* expected = nullptr;
+  if (cancel_value_.compare_exchange_strong(expected, error.get(),
+                                            std::memory_order_acq_rel)) {
+    error.release();  // owned by the request now
+  }
+}
+
+void RequestContext::SetDeadline(absl::Time deadline) {
+  if (deadline <= absl::Now()) {
+    Cancel(absl::DeadlineExceededError("Deadline exceeded"));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(data_mutex_);
+    if (!deadline_) {
+      deadline_ = std::make_shared<DeadlineState>();
+      deadline_->request = this;
+    }
+  }
+  std::shared_ptr<DeadlineState> state = deadline_;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (state->timer != 0) host_->timer_queue().Cancel(state->timer);
+  state->timer = host_->timer_queue().ScheduleAt(deadline, [state] {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->request != nullptr) {
+      state->request->Cancel(absl::DeadlineExceededError("Deadline exceeded"));
+    }
+  });
+}
+
+}  // namespace bef

@@ -1,0 +1,220 @@
+// Work queues: spec parsing (with TFRT's log lines), the single-threaded
+// queue's deterministic FIFO semantics, and the multi-threaded queue's
+// concurrency, blocking pool and quiescence.
+#include "bef/host/work_queue.h"
+
+#include <atomic>
+#include <future>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(CreateWorkQueueTest, Names) {
+  EXPECT_EQ(CreateWorkQueue("s").value()->name(), "single-threaded");
+  EXPECT_EQ(CreateWorkQueue("mstd:2").value()->name(),
+            "Multi-threaded C++ work queue (2 threads, 256 blocking threads)");
+  EXPECT_EQ(CreateWorkQueue("mstd:3,4").value()->name(),
+            "Multi-threaded C++ work queue (3 threads, 4 blocking threads)");
+  std::string default_name = CreateWorkQueue("mstd").value()->name();
+  EXPECT_THAT(default_name, HasSubstr("threads, 256 blocking threads)"));
+  EXPECT_EQ(CreateWorkQueue("mstd:2").value()->GetParallelismLevel(), 2);
+}
+
+TEST(CreateWorkQueueTest, BadSpecsAreLoggedAndRejected) {
+  struct Case {
+    const char* spec;
+    const char* log;  // "" = nothing logged
+  };
+  for (const Case& c : std::vector<Case>{
+           {"s:4", "static_registration.cc:34] Invalid argument for s work queue: 4\n"},
+           {"mstd:2x", "static_registration.cc:71] Invalid argument for mstd work queue: 2x\n"},
+           {"mstd:x", "static_registration.cc:71] Invalid argument for mstd work queue: x\n"},
+           {"mstd:0", "static_registration.cc:71] Invalid argument for mstd work queue: 0\n"},
+           {"mstd:2,0", "static_registration.cc:71] Invalid argument for mstd work queue: 2,0\n"},
+           {"mstd:1,2,3", "static_registration.cc:71] Invalid argument for mstd work queue: 1,2,3\n"},
+           {"tbb", ""},
+           {"", ""},
+       }) {
+    ::testing::internal::CaptureStderr();
+    auto queue = CreateWorkQueue(c.spec);
+    std::string log = ::testing::internal::GetCapturedStderr();
+    ASSERT_FALSE(queue.ok()) << c.spec;
+    EXPECT_EQ(queue.status().message(),
+              std::string("couldn't create work queue type ") + c.spec);
+    if (*c.log) {
+      EXPECT_THAT(log, HasSubstr(c.log)) << c.spec;
+      EXPECT_EQ(log[0], 'E');
+    } else {
+      EXPECT_EQ(log, "") << c.spec;
+    }
+  }
+}
+
+TEST(SingleThreadedWorkQueueTest, TasksRunOnlyInQuiesceInFifoOrder) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  std::vector<int> order;
+  queue->AddTask([&] {
+    order.push_back(1);
+    queue->AddTask([&] { order.push_back(3); });  // appended
+  });
+  queue->AddTask([&] { order.push_back(2); });
+  EXPECT_TRUE(order.empty());
+  EXPECT_FALSE(queue->IsInWorkerThread());
+  queue->Quiesce();
+  EXPECT_THAT(order, ElementsAre(1, 2, 3));
+  EXPECT_EQ(queue->GetParallelismLevel(), 1);
+}
+
+TEST(SingleThreadedWorkQueueTest, AwaitRunsTasksUntilValuesAreReady) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
+  std::vector<int> order;
+  bool in_worker = false;
+  queue->AddTask([&] { order.push_back(1); });
+  queue->AddTask([&] {
+    in_worker = queue->IsInWorkerThread();
+    value.emplace(5);
+    order.push_back(2);
+  });
+  queue->AddTask([&] { order.push_back(3); });
+  AsyncValue* values[] = {value.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_TRUE(in_worker);
+  // The third task did not run: Await stops once the value is available.
+  EXPECT_THAT(order, ElementsAre(1, 2));
+  queue->Quiesce();
+  EXPECT_THAT(order, ElementsAre(1, 2, 3));
+}
+
+TEST(SingleThreadedWorkQueueTest, AwaitWaitsForOtherThreads) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    queue->AddTask([] {});
+    value.emplace(1);
+  });
+  AsyncValue* values[] = {value.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_TRUE(value.IsAvailable());
+  producer.join();
+  queue->Quiesce();
+}
+
+TEST(SingleThreadedWorkQueueTest, BlockingTasks) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  int runs = 0;
+  EXPECT_FALSE(queue->AddBlockingTask([&] { ++runs; }, true).has_value());
+  std::optional<TaskFunction> refused =
+      queue->AddBlockingTask([&] { runs += 10; }, false);
+  ASSERT_TRUE(refused.has_value());
+  queue->Quiesce();
+  EXPECT_EQ(runs, 1);
+  (*refused)();
+  EXPECT_EQ(runs, 11);
+}
+
+TEST(MultiThreadedWorkQueueTest, TasksRunConcurrentlyAndQuiesceWaits) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 4);
+  std::atomic<int> done{0};
+  std::atomic<bool> in_worker{true};
+  for (int i = 0; i < 1000; ++i) {
+    queue->AddTask([&] {
+      if (!queue->IsInWorkerThread()) in_worker = false;
+      done.fetch_add(1);
+    });
+  }
+  queue->Quiesce();
+  EXPECT_EQ(done.load(), 1000);
+  EXPECT_TRUE(in_worker.load());
+  EXPECT_FALSE(queue->IsInWorkerThread());
+}
+
+TEST(MultiThreadedWorkQueueTest, TwoTasksRunAtTheSameTime) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 1);
+  std::promise<void> first_started, second_started;
+  std::shared_future<void> first = first_started.get_future().share();
+  std::shared_future<void> second = second_started.get_future().share();
+  queue->AddTask([&] {
+    first_started.set_value();
+    second.wait();
+  });
+  queue->AddTask([&] {
+    second_started.set_value();
+    first.wait();
+  });
+  queue->Quiesce();
+  EXPECT_EQ(first.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+}
+
+TEST(MultiThreadedWorkQueueTest, BlockingPoolIsBounded) {
+  auto queue = CreateMultiThreadedWorkQueue(1, 2);
+  std::promise<void> release_promise;
+  std::shared_future<void> release = release_promise.get_future().share();
+  std::atomic<int> started{0};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FALSE(queue->AddBlockingTask([&] {
+                   started.fetch_add(1);
+                   release.wait();
+                 },
+                                        false)
+                     .has_value());
+  }
+  while (started.load() < 2) std::this_thread::yield();
+  // Both threads are busy: without queuing the task comes back...
+  EXPECT_TRUE(queue->AddBlockingTask([] {}, false).has_value());
+  // ...with queuing it waits for a thread.
+  std::atomic<bool> queued_ran{false};
+  EXPECT_FALSE(queue->AddBlockingTask([&] { queued_ran = true; }, true).has_value());
+  release_promise.set_value();
+  queue->Quiesce();
+  EXPECT_TRUE(queued_ran.load());
+}
+
+TEST(MultiThreadedWorkQueueTest, AwaitBlocksUntilAvailable) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  std::vector<AsyncValueRef<int>> values;
+  std::vector<AsyncValue*> pointers;
+  for (int i = 0; i < 100; ++i) {
+    values.push_back(MakeUnconstructedAsyncValueRef<int>());
+    pointers.push_back(values.back().GetAsyncValue());
+  }
+  for (int i = 0; i < 100; ++i) {
+    queue->AddTask([value = values[i].CopyRef(), i] { value.emplace(i); });
+  }
+  queue->Await(pointers);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(values[i].get(), i);
+  queue->Quiesce();
+}
+
+TEST(MultiThreadedWorkQueueTest, TasksMayEnqueueTasks) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  std::atomic<int> count{0};
+  struct Spawner {
+    static void Spawn(ConcurrentWorkQueue* queue, std::atomic<int>* count,
+                      int depth) {
+      count->fetch_add(1);
+      if (depth == 0) return;
+      for (int i = 0; i < 2; ++i) {
+        queue->AddTask([=] { Spawn(queue, count, depth - 1); });
+      }
+    }
+  };
+  queue->AddTask([&] { Spawner::Spawn(queue.get(), &count, 10); });
+  queue->Quiesce();
+  EXPECT_EQ(count.load(), (1 << 11) - 1);
+}
+
+}  // namespace
+}  // namespace bef

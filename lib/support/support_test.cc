@@ -1,0 +1,52 @@
+#include <memory>
+#include <string>
+
+#include "bef/support/logging.h"
+#include "bef/support/unique_function.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+TEST(UniqueFunctionTest, SmallAndLargeCallablesMoveOnly) {
+  auto owned = std::make_unique<int>(5);
+  UniqueFunction<int(int)> small = [p = std::move(owned)](int x) { return *p + x; };
+  EXPECT_EQ(small(2), 7);
+  UniqueFunction<int(int)> moved = std::move(small);
+  EXPECT_FALSE(small);
+  EXPECT_EQ(moved(3), 8);
+
+  std::string big(200, 'x');
+  char padding[100] = {};
+  UniqueFunction<size_t()> large = [big, padding] { return big.size() + sizeof(padding); };
+  UniqueFunction<size_t()> large_moved = std::move(large);
+  EXPECT_EQ(large_moved(), 300u);
+  large_moved = nullptr;
+  EXPECT_FALSE(large_moved);
+}
+
+TEST(UniqueFunctionTest, DestroysCapturesOnce) {
+  auto counter = std::make_shared<int>(0);
+  {
+    UniqueFunction<void()> f = [counter] {};
+    EXPECT_EQ(counter.use_count(), 2);
+    UniqueFunction<void()> g = std::move(f);
+    EXPECT_EQ(counter.use_count(), 2);
+  }
+  EXPECT_EQ(counter.use_count(), 1);
+}
+
+TEST(LoggingTest, TfrtLineFormat) {
+  ::testing::internal::CaptureStderr();
+  LogLine(LogSeverity::kError, "static_registration.cc", 34,
+          "Invalid argument for s work queue: 4");
+  std::string line = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(line, ::testing::MatchesRegex(
+                        "E [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}"
+                        "\\.[0-9]{6} [0-9]+ static_registration\\.cc:34\\] "
+                        "Invalid argument for s work queue: 4\n"));
+}
+
+}  // namespace
+}  // namespace bef
