@@ -53,7 +53,7 @@ class FrameFixture : public ::testing::Test {
            size_t num_results) {
     // Copy the pool to 8-aligned storage like a loaded image.
     aligned_.assign(pool_.size() / 8 + 1, 0);
-    std::memcpy(aligned_.data(), pool_.bytes().data(), pool_.size());
+    if (pool_.size()) std::memcpy(aligned_.data(), pool_.bytes().data(), pool_.size());
     KernelBinding binding;
     binding.attribute_pool = reinterpret_cast<const uint8_t*>(aligned_.data());
     binding.attribute_offsets = offsets_.data();
@@ -344,7 +344,7 @@ TEST_F(FrameFixture, SyncKernels) {
   {
     AddAttribute(BefAttribute::I32(100));
     aligned_.assign(pool_.size() / 8 + 1, 0);
-    std::memcpy(aligned_.data(), pool_.bytes().data(), pool_.size());
+    if (pool_.size()) std::memcpy(aligned_.data(), pool_.bytes().data(), pool_.size());
     binding.attribute_pool = reinterpret_cast<const uint8_t*>(aligned_.data());
     binding.attribute_offsets = offsets_.data();
     binding.num_attributes = 1;
