@@ -309,6 +309,16 @@ TEST(KernelSignatureTest, DerivedFromTypes) {
   KernelSignature fill = BEF_KERNEL(AddToResult).signature;
   EXPECT_THAT(fill.arguments, ElementsAre("i32"));
   EXPECT_THAT(fill.results, ElementsAre("i32"));
+  ASSERT_EQ(fill.attributes.size(), 1u);
+  EXPECT_EQ(fill.attributes[0], 8);  // i32
+
+  KernelSignature attributes = BEF_KERNEL(Attributes).signature;
+  std::vector<int> layouts(attributes.attributes.begin(),
+                           attributes.attributes.end());
+  EXPECT_THAT(layouts, ElementsAre(5, 9, 136, 28, 27, 30, 25));
+  EXPECT_TRUE(attributes.variadic_attributes);
+  ASSERT_EQ(three.attributes.size(), 1u);
+  EXPECT_EQ(three.attributes[0], 16);  // string
 }
 
 // ---- Sync kernels.

@@ -9,6 +9,7 @@
 #define BEF_HOST_KERNEL_REGISTRY_H_
 
 #include <memory>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,9 +28,15 @@ struct KernelSignature {
   // BEF type names; "" accepts any type.
   std::vector<std::string_view> arguments;
   std::vector<std::string_view> results;
-  // Further arguments / results of any type (RemainingArguments, ...).
+  // The BEF attribute type each attribute is read as (0: not read through a
+  // typed view). The loader verifies every attribute of a kernel with this
+  // layout before the kernel can run.
+  std::vector<uint8_t> attributes;
+  // Further arguments / results / attributes of any type (RemainingArguments,
+  // ...).
   bool variadic_arguments = false;
   bool variadic_results = false;
+  bool variadic_attributes = false;
   // Whether the signature is known at all (kernels registered without one
   // are not checked).
   bool known = false;

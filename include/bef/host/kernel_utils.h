@@ -79,6 +79,28 @@ BEF_DEFINE_TYPE_NAME(float, "f32");
 BEF_DEFINE_TYPE_NAME(double, "f64");
 BEF_DEFINE_TYPE_NAME(Chain, "!tfrt.chain");
 
+// The BEF DType of a scalar payload type (Invalid if none).
+template <typename T>
+struct BefDTypeOf {
+  static constexpr DType value = DType::kInvalid;
+};
+#define BEF_DEFINE_DTYPE(type, dtype)              \
+  template <>                                      \
+  struct BefDTypeOf<type> {                        \
+    static constexpr DType value = DType::dtype;   \
+  }
+BEF_DEFINE_DTYPE(bool, kI1);
+BEF_DEFINE_DTYPE(int8_t, kI8);
+BEF_DEFINE_DTYPE(int16_t, kI16);
+BEF_DEFINE_DTYPE(int32_t, kI32);
+BEF_DEFINE_DTYPE(int64_t, kI64);
+BEF_DEFINE_DTYPE(uint8_t, kUI8);
+BEF_DEFINE_DTYPE(uint16_t, kUI16);
+BEF_DEFINE_DTYPE(uint32_t, kUI32);
+BEF_DEFINE_DTYPE(uint64_t, kUI64);
+BEF_DEFINE_DTYPE(float, kF32);
+BEF_DEFINE_DTYPE(double, kF64);
+
 // ---------------------------------------------------------------------------
 // Parameter types.
 
@@ -293,9 +315,46 @@ struct KernelParameter<Argument<T>> {
   static constexpr std::string_view type_name = BefTypeName<T>::value;
 };
 
+// The BEF attribute type a view reads (for the loader's verification).
+template <typename T>
+struct AttributeLayout;
+template <typename T>
+struct AttributeLayout<Attribute<T>> {
+  static_assert(BefDTypeOf<T>::value != DType::kInvalid,
+                "Attribute<T> needs a scalar BEF type");
+  static constexpr uint8_t value = static_cast<uint8_t>(BefDTypeOf<T>::value);
+};
+template <typename T>
+struct AttributeLayout<ArrayAttribute<T>> {
+  static constexpr uint8_t value =
+      ArrayAttributeType(static_cast<uint8_t>(BefDTypeOf<T>::value));
+};
+template <>
+struct AttributeLayout<StringAttribute> {
+  static constexpr uint8_t value = static_cast<uint8_t>(DType::kString);
+};
+template <>
+struct AttributeLayout<DenseAttribute> {
+  static constexpr uint8_t value = static_cast<uint8_t>(AttributeType::kDense);
+};
+template <>
+struct AttributeLayout<ShapeAttribute> {
+  static constexpr uint8_t value = static_cast<uint8_t>(AttributeType::kShape);
+};
+template <>
+struct AttributeLayout<AggregateAttribute> {
+  static constexpr uint8_t value =
+      static_cast<uint8_t>(AttributeType::kAggregate);
+};
+template <>
+struct AttributeLayout<TypeAttribute> {
+  static constexpr uint8_t value = static_cast<uint8_t>(AttributeType::kType);
+};
+
 template <typename T>
 struct AttributeParameter {
   static constexpr ParameterKind kind = ParameterKind::kAttribute;
+  static constexpr uint8_t layout = AttributeLayout<T>::value;
   static T Build(AsyncKernelFrame* frame, size_t index) {
     return T(frame->GetAttributeAt(index));
   }
@@ -565,12 +624,18 @@ struct KernelImpl<Return (*)(Params...), function> {
         signature.arguments.push_back(KernelParameter<P>::type_name);
       } else if constexpr (KernelParameter<P>::kind == ParameterKind::kResult) {
         signature.results.push_back(KernelParameter<P>::type_name);
+      } else if constexpr (KernelParameter<P>::kind ==
+                           ParameterKind::kAttribute) {
+        signature.attributes.push_back(KernelParameter<P>::layout);
       } else if constexpr (std::is_same_v<P, RemainingArguments>) {
         signature.variadic_arguments = true;
       } else if constexpr (std::is_same_v<P, RemainingResults>) {
         signature.variadic_results = true;
+      } else if constexpr (std::is_same_v<P, RemainingAttributes>) {
+        signature.variadic_attributes = true;
       } else if constexpr (std::is_same_v<P, AsyncKernelFrame*>) {
         signature.variadic_arguments = signature.variadic_results = true;
+        signature.variadic_attributes = true;
       }
     };
     (add(std::type_identity<Params>()), ...);
@@ -606,6 +671,7 @@ struct SyncKernelParameter {
 template <typename T>
 struct SyncAttributeParameter {
   static constexpr ParameterKind kind = ParameterKind::kAttribute;
+  static constexpr uint8_t layout = AttributeLayout<T>::value;
   static T Build(SyncKernelFrame* frame, size_t index) {
     return T(frame->GetAttributeAt(index));
   }
@@ -721,8 +787,12 @@ struct SyncKernelImpl<Return (*)(Params...), function> {
       using P = typename decltype(tag)::type;
       if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
         signature.arguments.push_back(SyncKernelParameter<P>::type_name);
+      } else if constexpr (SyncKernelParameter<P>::kind ==
+                           ParameterKind::kAttribute) {
+        signature.attributes.push_back(SyncKernelParameter<P>::layout);
       } else if constexpr (std::is_same_v<P, SyncKernelFrame*>) {
         signature.variadic_arguments = signature.variadic_results = true;
+        signature.variadic_attributes = true;
       }
     };
     (add(std::type_identity<Params>()), ...);
