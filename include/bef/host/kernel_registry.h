@@ -32,6 +32,8 @@ struct KernelSignature {
   // typed view). The loader verifies every attribute of a kernel with this
   // layout before the kernel can run.
   std::vector<uint8_t> attributes;
+  // Function references read (const Function* parameters).
+  uint32_t num_functions = 0;
   // Further arguments / results / attributes of any type (RemainingArguments,
   // ...).
   bool variadic_arguments = false;

@@ -627,6 +627,9 @@ struct KernelImpl<Return (*)(Params...), function> {
       } else if constexpr (KernelParameter<P>::kind ==
                            ParameterKind::kAttribute) {
         signature.attributes.push_back(KernelParameter<P>::layout);
+      } else if constexpr (KernelParameter<P>::kind ==
+                           ParameterKind::kFunction) {
+        ++signature.num_functions;
       } else if constexpr (std::is_same_v<P, RemainingArguments>) {
         signature.variadic_arguments = true;
       } else if constexpr (std::is_same_v<P, RemainingResults>) {

@@ -1,0 +1,75 @@
+// FunctionInfo: a verified, inflated BEF (or sync) function, ready for the
+// executor. Built once per function by BefFile::GetFunctionInfo.
+//
+// Kernel records stay in the image: KernelInfo points at the record's words
+// (4-aligned FIXED32, little-endian) and every field accessor reads in place.
+// What the executor needs per invocation is kept compact: the register use
+// counts and the initial ready counts (max(1, #operands)) it copies into its
+// frame.
+#ifndef BEF_LOADER_FUNCTION_INFO_H_
+#define BEF_LOADER_FUNCTION_INFO_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bef/format/bef_encoding.h"
+#include "bef/host/kernel_registry.h"
+
+namespace bef {
+
+struct KernelInfo {
+  // The record: code, location, #arguments, #attributes, #functions,
+  // #results, used-by counts, arguments, attributes, functions, results,
+  // used-by entries.
+  const uint32_t* record = nullptr;
+  uint32_t stream = 0;
+  // Resolved implementation (null when kernels were not resolved, and for
+  // the pseudo kernel).
+  AsyncKernelImplementation async_implementation = nullptr;
+  SyncKernelImplementation sync_implementation = nullptr;
+
+  uint32_t code() const { return record[0]; }
+  uint32_t location() const { return record[1]; }
+  uint32_t num_arguments() const { return record[2]; }
+  uint32_t num_attributes() const { return record[3]; }
+  uint32_t num_functions() const { return record[4]; }
+  uint32_t num_results() const { return record[5]; }
+  std::span<const uint32_t> used_by_counts() const {
+    return {record + kKernelRecordHeaderWords, num_results()};
+  }
+  std::span<const uint32_t> arguments() const {
+    return {record + kKernelRecordHeaderWords + num_results(), num_arguments()};
+  }
+  std::span<const uint32_t> attributes() const {
+    return {arguments().data() + num_arguments(), num_attributes()};
+  }
+  std::span<const uint32_t> functions() const {
+    return {attributes().data() + num_attributes(), num_functions()};
+  }
+  std::span<const uint32_t> results() const {
+    return {functions().data() + num_functions(), num_results()};
+  }
+  // All used-by entries, grouped per result in result order.
+  const uint32_t* used_by() const { return results().data() + num_results(); }
+};
+
+struct FunctionInfo {
+  uint32_t index = 0;
+  FunctionKind kind = FunctionKind::kBefFunction;
+  uint32_t location = 0;  // offset into the Locations section
+  uint32_t num_registers = 0;
+  uint32_t num_arguments = 0;
+  // Per register: how many references the executor hands out (uses by
+  // kernels and by the return).
+  std::vector<uint32_t> register_uses;
+  // Per kernel (kernel 0 is the pseudo kernel): the record and stream.
+  std::vector<KernelInfo> kernels;
+  // Per kernel: max(1, #operands).
+  std::vector<uint32_t> initial_ready_counts;
+  std::vector<uint32_t> result_registers;
+};
+
+}  // namespace bef
+
+#endif  // BEF_LOADER_FUNCTION_INFO_H_

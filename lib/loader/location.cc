@@ -1,0 +1,129 @@
+// Location decoding (Locations + LocationStrings sections). Records are read
+// only when a location is decoded: for a diagnostic or a tool.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bef/format/byte_reader.h"
+#include "bef/loader/bef_file.h"
+#include "bef/support/string_view.h"
+
+namespace bef {
+namespace {
+
+// Nested locations deeper than this are treated as malformed.
+constexpr int kMaxLocationDepth = 64;
+
+// TFRT's text for a location that is not a file location: unknown ->
+// "(unknown)"; file -> "file;line;col"; name -> "<child>(<name>)" or
+// "<name>" when the child is unknown; call site -> "<callee><-<caller>";
+// fused -> children joined by ",".
+std::string OpaqueText(const BefFile::LocationNode& node) {
+  switch (node.kind) {
+    case LocationKind::kUnknown:
+      return "(unknown)";
+    case LocationKind::kFileLineColumn:
+      return absl::StrCat(ToAbsl(node.text), ";", node.line, ";", node.column);
+    case LocationKind::kName:
+      if (node.children[0].kind == LocationKind::kUnknown) {
+        return std::string(node.text);
+      }
+      return absl::StrCat(OpaqueText(node.children[0]), "(", ToAbsl(node.text), ")");
+    case LocationKind::kCallSite:
+      return absl::StrCat(OpaqueText(node.children[0]), "<-",
+                          OpaqueText(node.children[1]));
+    case LocationKind::kFused: {
+      std::vector<std::string> parts;
+      for (const auto& child : node.children) parts.push_back(OpaqueText(child));
+      return absl::StrJoin(parts, ",");
+    }
+  }
+  return "(unknown)";
+}
+
+}  // namespace
+
+std::optional<BefFile::LocationNode> BefFile::DecodeLocationNode(
+    ByteReader& reader, int depth) const {
+  if (depth > kMaxLocationDepth) return std::nullopt;
+  absl::StatusOr<uint8_t> kind = reader.ReadByte();
+  if (!kind.ok() || *kind >= kNumLocationKinds) return std::nullopt;
+  LocationNode node;
+  node.kind = static_cast<LocationKind>(*kind);
+  auto read_string = [&]() -> bool {
+    absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
+    if (!offset.ok()) return false;
+    absl::StatusOr<std::string_view> text =
+        ReadPoolString(sections_.body(SectionId::kLocationStrings), *offset);
+    if (!text.ok()) return false;
+    node.text = *text;
+    return true;
+  };
+  auto read_child = [&]() -> bool {
+    std::optional<LocationNode> child = DecodeLocationNode(reader, depth + 1);
+    if (!child) return false;
+    node.children.push_back(std::move(*child));
+    return true;
+  };
+  switch (node.kind) {
+    case LocationKind::kUnknown:
+      return node;
+    case LocationKind::kFileLineColumn: {
+      if (!read_string()) return std::nullopt;
+      absl::StatusOr<uint32_t> line = reader.ReadVbr32();
+      absl::StatusOr<uint32_t> column = line.ok() ? reader.ReadVbr32() : line;
+      if (!line.ok() || !column.ok()) return std::nullopt;
+      node.line = *line;
+      node.column = *column;
+      return node;
+    }
+    case LocationKind::kName:
+      if (!read_string() || !read_child()) return std::nullopt;
+      return node;
+    case LocationKind::kCallSite:
+      if (!read_child() || !read_child()) return std::nullopt;
+      return node;
+    case LocationKind::kFused: {
+      absl::StatusOr<uint32_t> count = reader.ReadVbr32();
+      if (!count.ok() || *count > reader.remaining()) return std::nullopt;
+      for (uint32_t i = 0; i < *count; ++i) {
+        if (!read_child()) return std::nullopt;
+      }
+      return node;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<BefFile::LocationNode> BefFile::DecodeLocationTree(
+    uint32_t offset) const {
+  auto locations = sections_.body(SectionId::kLocations);
+  if (offset >= locations.size()) return std::nullopt;
+  ByteReader reader(locations, 0, "Locations section");
+  if (!reader.Seek(offset).ok()) return std::nullopt;
+  return DecodeLocationNode(reader, 0);
+}
+
+DecodedLocation BefFile::DecodeLocation(uint64_t offset) const {
+  DecodedLocation location;
+  std::optional<LocationNode> node =
+      offset <= UINT32_MAX ? DecodeLocationTree(static_cast<uint32_t>(offset))
+                           : std::nullopt;
+  if (!node) {
+    // TFRT's quirk for virtual and out-of-range offsets.
+    location.line = UINT32_MAX;
+    location.column = UINT32_MAX;
+    return location;
+  }
+  if (node->kind == LocationKind::kFileLineColumn) {
+    location.filename = std::string(node->text);
+    location.line = node->line;
+    location.column = node->column;
+    return location;
+  }
+  location.opaque = true;
+  location.description = OpaqueText(*node);
+  return location;
+}
+
+}  // namespace bef
