@@ -200,8 +200,6 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
                                     num_functions));
         }
       }
-      BEF_RETURN_IF_ERROR(VerifyKernel(k, kernel, register_types, reader,
-                                       list_start + kernel_offsets[k], sync));
     }
 
     // Results and their used-by lists.
@@ -229,6 +227,11 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
         }
         listed_uses.emplace_back(reg, user);
       }
+    }
+    // With every index of the record checked, what the kernel reads.
+    if (k > 0) {
+      BEF_RETURN_IF_ERROR(VerifyKernel(k, kernel, register_types, reader,
+                                       list_start + kernel_offsets[k], sync));
     }
   }
 
