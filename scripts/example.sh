@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh
-bazel build --config=ci //tools:make-example-bef
+bazel build --config=ci //tools:make-example-bef //tools:bef-dump
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 bazel-bin/tools/make-example-bef "$out/example.bef"
+echo
+bazel-bin/tools/bef-dump "$out/example.bef"
