@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "bef/async/async_value_ref.h"
 
@@ -44,11 +45,47 @@ internal::WaiterNode* WaitersOf(uintptr_t word) {
   return reinterpret_cast<internal::WaiterNode*>(word & ~uintptr_t{3});
 }
 
-void RunWaiters(internal::WaiterNode* node) {
+// Waiters run synchronously, and a waiter may make another value available
+// whose waiters run in turn: a chain of forwarded indirect values (a call
+// chain 100,000 levels deep) would recurse as deep. Past kMaxWaiterNesting
+// nested notifications, lists are queued on this thread instead and run by
+// the outermost notification's loop, so the stack stays bounded. Below that
+// depth waiters run exactly in place.
+constexpr int kMaxWaiterNesting = 64;
+thread_local int waiter_nesting = 0;
+thread_local std::vector<internal::WaiterNode*>* deferred_waiters = nullptr;
+
+void RunList(internal::WaiterNode* node) {
   while (node != nullptr) {
     internal::WaiterNode* next = node->next;
     node->run_and_delete(node);
     node = next;
+  }
+}
+
+void RunWaiters(internal::WaiterNode* node) {
+  if (node == nullptr) return;
+  if (waiter_nesting >= kMaxWaiterNesting) {
+    deferred_waiters->push_back(node);
+    return;
+  }
+  std::vector<internal::WaiterNode*> deferred;
+  std::vector<internal::WaiterNode*>* outer = deferred_waiters;
+  if (waiter_nesting == 0) deferred_waiters = &deferred;
+  ++waiter_nesting;
+  RunList(node);
+  --waiter_nesting;
+  if (waiter_nesting == 0) {
+    // The outermost notification drains what deeper ones deferred; running
+    // a deferred list may defer more, at most one level down each time.
+    while (!deferred.empty()) {
+      internal::WaiterNode* list = deferred.back();
+      deferred.pop_back();
+      ++waiter_nesting;
+      RunList(list);
+      --waiter_nesting;
+    }
+    deferred_waiters = outer;
   }
 }
 

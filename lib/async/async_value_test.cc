@@ -185,6 +185,25 @@ TEST_F(AsyncValueTest, IndirectChainsAndErrors) {
   EXPECT_EQ(d->forwarded(), c.GetAsyncValue());
 }
 
+TEST_F(AsyncValueTest, DeepForwardingChainsDoNotGrowTheStack) {
+  // A chain of one million indirect values, each forwarded to the next
+  // before the last becomes available: resolving it runs a million nested
+  // notifications, which must not recurse a million frames deep.
+  constexpr int kDepth = 1'000'000;
+  std::vector<RCReference<IndirectAsyncValue>> chain;
+  chain.reserve(kDepth);
+  for (int i = 0; i < kDepth; ++i) chain.push_back(MakeIndirectAsyncValue());
+  for (int i = 0; i + 1 < kDepth; ++i) chain[i]->ForwardTo(chain[i + 1]);
+  AsyncValueRef<int> end = MakeUnconstructedAsyncValueRef<int>();
+  chain.back()->ForwardTo(end.CopyRCRef());
+  bool first_ready = false;
+  chain.front()->AndThen([&] { first_ready = true; });
+  end.emplace(42);
+  EXPECT_TRUE(first_ready);
+  EXPECT_EQ(chain.front()->get<int>(), 42);
+  chain.clear();
+}
+
 TEST_F(AsyncValueTest, RunWhenReady) {
   AsyncValueRef<int32_t> a = MakeUnconstructedAsyncValueRef<int32_t>();
   AsyncValueRef<int32_t> b = MakeAvailableAsyncValueRef<int32_t>(1);

@@ -114,6 +114,7 @@ TEST(CorruptionTest, MutantsNeverCrash) {
   registry.AddKernel("tfrt.print.i32", BEF_KERNEL(PrintI32));
   registry.AddKernel("tfrt.new.chain", BEF_KERNEL(NewChain));
   registry.AddKernel("tfrt_test.const_dense_attr", BEF_KERNEL(Dense));
+  registry.AddKernel("test.strings", BEF_KERNEL(Strings));
   ASSERT_GT(bases.size(), 100u);
 
   constexpr int kMutants = 12000;

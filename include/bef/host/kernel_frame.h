@@ -45,13 +45,17 @@ struct KernelBinding {
 
 class AsyncKernelFrame {
  public:
+  // `location` is the kernel's own location (errors are reported there);
+  // the context is shared by every kernel of the invocation.
   AsyncKernelFrame(const ExecutionContext* context, KernelBinding binding,
                    std::span<AsyncValue* const> arguments,
-                   std::span<RCReference<AsyncValue>> results)
+                   std::span<RCReference<AsyncValue>> results,
+                   Location location = {})
       : context_(context),
         binding_(binding),
         arguments_(arguments),
-        results_(results) {}
+        results_(results),
+        location_(location.has_value() ? location : context->location()) {}
 
   // ---- Arguments (all available when the kernel runs).
   size_t GetNumArgs() const { return arguments_.size(); }
@@ -93,7 +97,7 @@ class AsyncKernelFrame {
   // ---- Context.
   const ExecutionContext& GetExecutionContext() const { return *context_; }
   HostContext* GetHostContext() const { return context_->host(); }
-  Location GetLocation() const { return context_->location(); }
+  Location GetLocation() const { return location_; }
 
   // ---- Errors.
   // Reports `status` at the kernel's location and sets every result slot not
@@ -113,6 +117,7 @@ class AsyncKernelFrame {
   KernelBinding binding_;
   std::span<AsyncValue* const> arguments_;
   std::span<RCReference<AsyncValue>> results_;
+  Location location_;
 };
 
 class SyncKernelFrame {

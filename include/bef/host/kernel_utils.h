@@ -481,7 +481,7 @@ constexpr std::array<size_t, sizeof...(Params)> ParameterIndices() {
 }
 
 template <typename... Params>
-constexpr size_t CountKind(ParameterKind kind) {
+constexpr size_t CountKind([[maybe_unused]] ParameterKind kind) {
   size_t count = 0;
   ((count += KernelParameter<Params>::kind == kind), ...);
   return count;
