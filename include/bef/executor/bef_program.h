@@ -1,0 +1,75 @@
+// BefProgram: a loaded BEF file bound to a HostContext, whose functions can
+// be executed -- the embedding API.
+//
+//   HostContext host(handler, CreateMallocAllocator(), CreateWorkQueue("mstd:2").value());
+//   RegisterStaticKernels(&host.kernel_registry());
+//   RegisterStaticNativeFunctions(&host.native_functions());
+//   auto program = BefProgram::Open(&host, "model.bef").value();
+//   const Function* add = program->GetFunction("add_one");
+//
+//   ResourceContext resources;
+//   ExecutionContext context(RequestContext::Create(&host, &resources));
+//   AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(41);
+//   AsyncValue* arguments[] = {x.GetAsyncValue()};
+//   std::vector<RCReference<AsyncValue>> results(add->num_results());
+//   add->Execute(context, arguments, results);
+//   host.Await(results);                     // results[0]->get<int32_t>() == 42
+//
+// Every function of the file (BEF, sync and native) is a Function; kernels
+// reach the others through the function table. Functions are verified and
+// inflated on first execution.
+//
+// Thread safety: a BefProgram is immutable; its functions may be executed
+// concurrently from any thread, each execution with its own ExecutionContext
+// (or sharing one request). Cancel a request with
+// context.request_context()->Cancel() or give it a deadline with SetDeadline.
+#ifndef BEF_EXECUTOR_BEF_PROGRAM_H_
+#define BEF_EXECUTOR_BEF_PROGRAM_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bef/host/function.h"
+#include "bef/host/host_context.h"
+#include "bef/loader/bef_file.h"
+
+namespace bef {
+
+class BefProgram {
+ public:
+  // Loads `path` ("-": standard input) with `host`'s registries.
+  static absl::StatusOr<std::unique_ptr<BefProgram>> Open(HostContext* host,
+                                                          const std::string& path);
+  static absl::StatusOr<std::unique_ptr<BefProgram>> FromBuffer(
+      HostContext* host, std::span<const uint8_t> bytes, std::string name = "<buffer>");
+  // Wraps an already loaded file. REQUIRES: it was loaded with `host`'s
+  // registries.
+  static std::unique_ptr<BefProgram> Create(HostContext* host,
+                                            std::unique_ptr<BefFile> file);
+
+  ~BefProgram();
+
+  HostContext* host() const { return host_; }
+  const BefFile& file() const { return *file_; }
+  size_t num_functions() const { return functions_.size(); }
+  const Function* GetFunction(uint32_t index) const { return functions_[index].get(); }
+  // The named function, or null.
+  const Function* GetFunction(std::string_view name) const;
+  // The table kernels index (KernelBinding::function_table).
+  const Function* const* function_table() const { return table_.data(); }
+
+ private:
+  BefProgram(HostContext* host, std::unique_ptr<BefFile> file);
+
+  HostContext* host_;
+  std::unique_ptr<BefFile> file_;
+  std::vector<std::unique_ptr<Function>> functions_;
+  std::vector<const Function*> table_;
+};
+
+}  // namespace bef
+
+#endif  // BEF_EXECUTOR_BEF_PROGRAM_H_

@@ -1,0 +1,351 @@
+// The dataflow executor for async BEF functions (executor-semantics.md §3-5).
+//
+// One Invocation per execution: a single allocation holding the register
+// file (one AsyncValue* per register, holding as many references as the
+// register has uses) and the ready counts. The pseudo kernel publishes the
+// arguments; publishing a value walks its producer's used-by list in the
+// BEF image and decrements each user's ready count; users that reach zero go
+// on a ready queue and run inline (LIFO within the current stream), kernels
+// of other streams are enqueued to the work queue per stream. A published
+// value that is not yet available defers its users with AndThen. No locks;
+// atomics only where two threads can meet (ready counts of kernels with
+// more than one operand, the invocation's keep-alive count).
+#include <algorithm>
+#include <atomic>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/host/host_context.h"
+#include "bef/host/kernel_frame.h"
+#include "bef/support/string_view.h"
+#include "lib/executor/functions.h"
+
+namespace bef {
+namespace {
+
+// Nesting of function executions on this thread: deeper calls are posted to
+// the work queue, so recursion through tfrt.call / tfrt.if never grows the
+// stack without bound.
+constexpr int kMaxExecutionNesting = 32;
+thread_local int execution_nesting = 0;
+
+// Nesting of AndThen continuations on this thread (TFRT posts past 100).
+constexpr int kMaxContinuationNesting = 100;
+thread_local int continuation_nesting = 0;
+
+class Invocation;
+
+// The kernels ready to run in one processing loop (§5.1).
+struct ReadyQueue {
+  explicit ReadyQueue(uint32_t stream) : stream(stream) {}
+  uint32_t stream;
+  absl::InlinedVector<uint32_t, 16> inline_kernels;
+  std::vector<uint32_t> outline_kernels;
+};
+
+class Invocation {
+ public:
+  static Invocation* Create(const BefProgram* program, const FunctionInfo* info,
+                            const ExecutionContext& context) {
+    size_t size = sizeof(Invocation) + sizeof(AsyncValue*) * info->num_registers +
+                  sizeof(std::atomic<uint32_t>) * info->kernels.size();
+    void* memory = ::operator new(size);
+    return new (memory) Invocation(program, info, context);
+  }
+
+  void Start(std::span<AsyncValue* const> arguments,
+             std::span<RCReference<AsyncValue>> results);
+
+ private:
+  Invocation(const BefProgram* program, const FunctionInfo* info,
+             const ExecutionContext& context)
+      : program_(program), info_(info), context_(context) {
+    registers_ = reinterpret_cast<AsyncValue**>(this + 1);
+    ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
+        registers_ + info->num_registers);
+    std::fill_n(registers_, info->num_registers, nullptr);
+    for (size_t k = 0; k < info->kernels.size(); ++k) {
+      new (&ready_counts_[k]) std::atomic<uint32_t>(info->initial_ready_counts[k]);
+    }
+  }
+  ~Invocation() = default;
+
+  void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void DropRef() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      this->~Invocation();
+      ::operator delete(this);
+    }
+  }
+
+  const uint32_t* UsedBy(const KernelInfo& kernel, uint32_t result) const {
+    const uint32_t* used_by = kernel.used_by();
+    auto counts = kernel.used_by_counts();
+    for (uint32_t i = 0; i < result; ++i) used_by += counts[i];
+    return used_by;
+  }
+
+  void Enqueue(ReadyQueue& queue, uint32_t kernel) {
+    if (info_->kernels[kernel].stream == queue.stream) {
+      queue.inline_kernels.push_back(kernel);
+    } else {
+      queue.outline_kernels.push_back(kernel);
+    }
+  }
+
+  void DecrementReadyCount(ReadyQueue& queue, uint32_t kernel) {
+    // A kernel with one operand is decremented once: no atomic needed.
+    if (info_->initial_ready_counts[kernel] == 1 ||
+        ready_counts_[kernel].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      Enqueue(queue, kernel);
+    }
+  }
+
+  void DecrementUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
+                      uint32_t count);
+  // Stores `value` (one reference) in `reg` with as many references as the
+  // register has uses, or forwards the result placeholder stored there.
+  AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
+  void RunKernel(ReadyQueue& queue, uint32_t kernel);
+  void Process(ReadyQueue& queue);
+
+  const BefProgram* program_;
+  const FunctionInfo* info_;
+  ExecutionContext context_;
+  // Keep-alive count: the running loop, pending continuations, queued tasks.
+  std::atomic<uint32_t> refs_{1};
+  AsyncValue** registers_;
+  std::atomic<uint32_t>* ready_counts_;
+};
+
+AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
+  AsyncValue* slot = registers_[reg];
+  if (slot != nullptr) {
+    // A function result: forward the placeholder handed out at the start and
+    // release the invocation's pin on it. Users read the placeholder.
+    auto* placeholder = static_cast<IndirectAsyncValue*>(slot);
+    placeholder->ForwardTo(std::move(value));
+    placeholder->DropRef();
+    return placeholder;
+  }
+  uint32_t uses = info_->register_uses[reg];
+  if (uses == 0) return nullptr;  // the reference is dropped here
+  AsyncValue* raw = value.release();
+  if (uses > 1) raw->AddRef(uses - 1);
+  registers_[reg] = raw;
+  return raw;
+}
+
+void Invocation::DecrementUsers(ReadyQueue& queue, AsyncValue* value,
+                                const uint32_t* users, uint32_t count) {
+  if (count == 0) return;
+  if (value->IsAvailable()) {
+    for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(queue, users[i]);
+    return;
+  }
+  // Defer the users until the value is available; the continuation keeps
+  // the invocation alive and processes on a fresh queue of this stream.
+  AddRef();
+  uint32_t stream = queue.stream;
+  value->AndThen([this, users, count, stream] {
+    auto continuation = [this, users, count, stream] {
+      ReadyQueue ready(stream);
+      for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(ready, users[i]);
+      Process(ready);
+      DropRef();
+    };
+    if (continuation_nesting >= kMaxContinuationNesting) {
+      context_.host()->EnqueueWork(std::move(continuation));
+      return;
+    }
+    ++continuation_nesting;
+    continuation();
+    --continuation_nesting;
+  });
+}
+
+void Invocation::Start(std::span<AsyncValue* const> arguments,
+                       std::span<RCReference<AsyncValue>> results) {
+  // Results first: a placeholder per result register, holding a reference
+  // per use, plus the invocation's pin.
+  for (size_t i = 0; i < results.size(); ++i) {
+    uint32_t reg = info_->result_registers[i];
+    if (registers_[reg] == nullptr) {
+      IndirectAsyncValue* placeholder = MakeIndirectAsyncValue().release();
+      placeholder->AddRef(info_->register_uses[reg]);
+      registers_[reg] = placeholder;
+    }
+    results[i] = TakeRef(registers_[reg]);  // one of the return uses
+  }
+
+  // The pseudo kernel: zero-operand kernels become ready, then the
+  // arguments are published.
+  const KernelInfo& pseudo = info_->kernels[0];
+  ReadyQueue queue(pseudo.stream);
+  const uint32_t* used_by = pseudo.used_by();
+  auto counts = pseudo.used_by_counts();
+  for (uint32_t i = 0; i < counts[0]; ++i) DecrementReadyCount(queue, used_by[i]);
+  used_by += counts[0];
+  for (uint32_t a = 0; a < arguments.size(); ++a) {
+    uint32_t count = counts[a + 1];
+    AsyncValue* argument = arguments[a];
+    AsyncValue* slot = registers_[a];
+    AsyncValue* published;
+    if (slot != nullptr) {
+      auto* placeholder = static_cast<IndirectAsyncValue*>(slot);
+      placeholder->ForwardTo(FormRef(argument));
+      placeholder->DropRef();
+      published = placeholder;
+    } else {
+      uint32_t uses = info_->register_uses[a];
+      if (uses > 0) {
+        argument->AddRef(uses);  // the caller keeps its own reference
+        registers_[a] = argument;
+      }
+      published = argument;
+    }
+    DecrementUsers(queue, published, used_by, count);
+    used_by += count;
+  }
+  Process(queue);
+  DropRef();
+}
+
+void Invocation::Process(ReadyQueue& queue) {
+  while (true) {
+    if (queue.inline_kernels.empty()) {
+      if (queue.outline_kernels.empty()) return;
+      // Switch to the stream of the first outline kernel.
+      queue.stream = info_->kernels[queue.outline_kernels.front()].stream;
+      auto& outline = queue.outline_kernels;
+      auto moved = std::stable_partition(
+          outline.begin(), outline.end(),
+          [&](uint32_t k) { return info_->kernels[k].stream != queue.stream; });
+      queue.inline_kernels.assign(moved, outline.end());
+      outline.erase(moved, outline.end());
+    }
+    if (!queue.outline_kernels.empty()) {
+      // One work-queue task per other stream, in ascending stream order.
+      auto& outline = queue.outline_kernels;
+      std::stable_sort(outline.begin(), outline.end(), [&](uint32_t a, uint32_t b) {
+        return info_->kernels[a].stream < info_->kernels[b].stream;
+      });
+      for (size_t begin = 0; begin < outline.size();) {
+        uint32_t stream = info_->kernels[outline[begin]].stream;
+        size_t end = begin;
+        while (end < outline.size() && info_->kernels[outline[end]].stream == stream) ++end;
+        AddRef();
+        std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
+        context_.host()->EnqueueWork([this, stream, group = std::move(group)] {
+          ReadyQueue ready(stream);
+          ready.inline_kernels.assign(group.begin(), group.end());
+          Process(ready);
+          DropRef();
+        });
+        begin = end;
+      }
+      outline.clear();
+    }
+    uint32_t kernel = queue.inline_kernels.back();
+    queue.inline_kernels.pop_back();
+    RunKernel(queue, kernel);
+  }
+}
+
+void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
+  const KernelInfo& kernel = info_->kernels[k];
+  auto argument_registers = kernel.arguments();
+  absl::InlinedVector<AsyncValue*, 8> arguments(argument_registers.size());
+  AsyncValue* error = nullptr;
+  for (size_t i = 0; i < argument_registers.size(); ++i) {
+    AsyncValue* value = registers_[argument_registers[i]];
+    arguments[i] = value;
+    if (value->IsError()) error = value;  // the last error operand wins
+  }
+  if (error == nullptr) error = context_.request_context()->GetCancelAsyncValue();
+
+  const uint32_t num_results = kernel.num_results();
+  absl::InlinedVector<RCReference<AsyncValue>, 4> results(num_results);
+  if (error == nullptr) {
+    KernelBinding binding;
+    binding.attribute_pool = program_->file().attributes().data();
+    binding.attribute_offsets = kernel.attributes().data();
+    binding.num_attributes = kernel.num_attributes();
+    binding.function_table = program_->function_table();
+    binding.function_indices = kernel.functions().data();
+    binding.num_functions = kernel.num_functions();
+    AsyncKernelFrame frame(&context_, binding, arguments,
+                           std::span<RCReference<AsyncValue>>(results.data(), num_results),
+                           Location{&program_->file(), kernel.location()});
+    kernel.async_implementation(&frame);
+    for (uint32_t i = 0; i < num_results; ++i) {
+      if (!results[i]) {
+        results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
+            "kernel '", ToAbsl(program_->file().kernel_name(kernel.code())),
+            "' did not set result ", i)));
+      }
+    }
+  } else {
+    for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
+  }
+
+  // Release the operands (a value whose last user just ran is destroyed
+  // here), then publish the results.
+  for (AsyncValue* argument : arguments) argument->DropRef();
+  auto result_registers = kernel.results();
+  const uint32_t* used_by = kernel.used_by();
+  auto counts = kernel.used_by_counts();
+  for (uint32_t i = 0; i < num_results; ++i) {
+    AsyncValue* published = Publish(result_registers[i], std::move(results[i]));
+    if (published != nullptr) DecrementUsers(queue, published, used_by, counts[i]);
+    used_by += counts[i];
+  }
+}
+
+}  // namespace
+
+void BefFunction::Execute(const ExecutionContext& context,
+                          std::span<AsyncValue* const> arguments,
+                          std::span<RCReference<AsyncValue>> results) const {
+  absl::StatusOr<const FunctionInfo*> info = program_->file().GetFunctionInfo(index_);
+  if (!info.ok()) {
+    // A malformed record is found when the function first runs; it is
+    // reported like a load error.
+    context.host()->EmitError({std::nullopt, info.status()});
+    RCReference<AsyncValue> error = MakeErrorAsyncValueRef(info.status());
+    for (auto& result : results) result = error;
+    return;
+  }
+  if (execution_nesting >= kMaxExecutionNesting) {
+    // Too deep on this thread: run later from the work queue, with
+    // placeholders for the results now.
+    std::vector<RCReference<AsyncValue>> argument_refs;
+    for (AsyncValue* argument : arguments) argument_refs.push_back(FormRef(argument));
+    std::vector<RCReference<IndirectAsyncValue>> placeholders;
+    for (auto& result : results) {
+      placeholders.push_back(MakeIndirectAsyncValue());
+      result = placeholders.back();
+    }
+    context.host()->EnqueueWork(
+        [this, context, argument_refs = std::move(argument_refs),
+         placeholders = std::move(placeholders)]() mutable {
+          std::vector<AsyncValue*> argument_values;
+          for (auto& argument : argument_refs) argument_values.push_back(argument.get());
+          std::vector<RCReference<AsyncValue>> values(placeholders.size());
+          Execute(context, argument_values, values);
+          for (size_t i = 0; i < values.size(); ++i) {
+            placeholders[i]->ForwardTo(std::move(values[i]));
+          }
+        });
+    return;
+  }
+  ++execution_nesting;
+  Invocation::Create(program_, *info, context)->Start(arguments, results);
+  --execution_nesting;
+}
+
+}  // namespace bef

@@ -1,0 +1,75 @@
+// The three kinds of BEF functions as Function objects (private to the
+// executor; BefProgram creates them).
+#ifndef BEF_LIB_EXECUTOR_FUNCTIONS_H_
+#define BEF_LIB_EXECUTOR_FUNCTIONS_H_
+
+#include "bef/executor/bef_program.h"
+#include "bef/host/function.h"
+
+namespace bef {
+
+// Kind 0: run by the dataflow executor (bef_function.cc).
+class BefFunction : public Function {
+ public:
+  BefFunction(const BefProgram* program, const BefFunctionEntry& entry,
+              std::vector<std::string_view> argument_types,
+              std::vector<std::string_view> result_types)
+      : Function(entry.name, FunctionKind::kBefFunction,
+                 std::move(argument_types), std::move(result_types)),
+        program_(program),
+        index_(entry.index) {}
+
+  void Execute(const ExecutionContext& context,
+               std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) const override;
+
+ private:
+  const BefProgram* program_;
+  uint32_t index_;
+};
+
+// Kind 2: run by the sequential interpreter (sync_function.cc).
+class SyncBefFunction : public Function {
+ public:
+  SyncBefFunction(const BefProgram* program, const BefFunctionEntry& entry,
+                  std::vector<std::string_view> argument_types,
+                  std::vector<std::string_view> result_types)
+      : Function(entry.name, FunctionKind::kSyncBefFunction,
+                 std::move(argument_types), std::move(result_types)),
+        program_(program),
+        index_(entry.index) {}
+
+  // Not supported from async code (TFRT crashes): every result is an error.
+  void Execute(const ExecutionContext& context,
+               std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) const override;
+  absl::Status ExecuteSync(const ExecutionContext& context,
+                           std::span<SyncValue* const> arguments,
+                           std::span<SyncValue* const> results) const override;
+
+ private:
+  const BefProgram* program_;
+  uint32_t index_;
+};
+
+// Kind 1: a registered native callable (native_function.cc).
+class NativeBefFunction : public Function {
+ public:
+  NativeBefFunction(const BefFunctionEntry& entry,
+                    std::vector<std::string_view> argument_types,
+                    std::vector<std::string_view> result_types)
+      : Function(entry.name, FunctionKind::kNativeFunction,
+                 std::move(argument_types), std::move(result_types)),
+        callable_(entry.native) {}
+
+  void Execute(const ExecutionContext& context,
+               std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) const override;
+
+ private:
+  NativeCallable callable_;
+};
+
+}  // namespace bef
+
+#endif  // BEF_LIB_EXECUTOR_FUNCTIONS_H_
