@@ -115,6 +115,26 @@ DecodedLocation BefFile::DecodeLocation(uint64_t offset) const {
     location.column = UINT32_MAX;
     return location;
   }
+  switch (node->kind) {
+    case LocationKind::kName:
+      location.debug_info = std::string(node->text);
+      break;
+    case LocationKind::kFused: {
+      std::string names;
+      for (const LocationNode& child : node->children) {
+        if (child.kind == LocationKind::kName) names += std::string(child.text);
+      }
+      location.debug_info = names;
+      break;
+    }
+    case LocationKind::kCallSite:
+      if (node->children[0].kind == LocationKind::kName) {
+        location.debug_info = std::string(node->children[0].text);
+      }
+      break;
+    default:
+      break;
+  }
   if (node->kind == LocationKind::kFileLineColumn) {
     location.filename = std::string(node->text);
     location.line = node->line;

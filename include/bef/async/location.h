@@ -8,6 +8,7 @@
 #define BEF_ASYNC_LOCATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bef {
@@ -22,6 +23,9 @@ struct DecodedLocation {
   uint32_t line = 0;
   uint32_t column = 0;
   std::string description;  // opaque locations
+  // TFRT's kernel debug info: a name location's name, the concatenated names
+  // of a fused location's direct name children, a call site's callee name.
+  std::optional<std::string> debug_info;
 };
 
 class LocationDecoder {

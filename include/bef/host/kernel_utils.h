@@ -61,6 +61,7 @@ template <typename T>
 struct BefTypeName {
   static constexpr std::string_view value = "";
 };
+// Use in namespace bef (not inside an anonymous namespace).
 #define BEF_DEFINE_TYPE_NAME(type, name)               \
   template <>                                          \
   struct BefTypeName<type> {                           \
