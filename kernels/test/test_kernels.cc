@@ -262,38 +262,41 @@ int32_t TestCost(RemainingArguments, Attribute<int64_t> id) {
   return 0;
 }
 
-// tfrt_test.flat: value = [["str", [a : i32, b : i32]], [f : f32]].
+// tfrt_test.flat: value = [["str", [a : i32, b : i32]], [f : f32]]. Inner
+// lists may be encoded as homogeneous arrays or as aggregates.
+template <typename T>
+bool ReadList(const uint8_t* list, uint8_t type, std::vector<T>& out) {
+  constexpr uint8_t kElement = static_cast<uint8_t>(BefDTypeOf<T>::value);
+  if (type == ArrayAttributeType(kElement)) {
+    for (T value : ArrayAttributeView<T>(list)) out.push_back(value);
+    return true;
+  }
+  if (type != static_cast<uint8_t>(AttributeType::kAggregate)) return false;
+  AggregateAttributeView aggregate(list);
+  for (uint32_t i = 0; i < aggregate.size(); ++i) {
+    if (aggregate.element_type(i) != kElement) return false;
+    out.push_back(LoadScalarAttribute<T>(aggregate.element(i)));
+  }
+  return true;
+}
+
 absl::StatusOr<std::tuple<std::string, int32_t, int32_t, float>> Flat(
     AggregateAttribute value) {
   auto invalid = absl::InternalError("tfrt_test.flat expects [[str, [i32, i32]], [f32]]");
-  if (value.size() != 2) return invalid;
+  constexpr uint8_t kAggregate = static_cast<uint8_t>(AttributeType::kAggregate);
+  if (value.size() != 2 || value.element_type(0) != kAggregate) return invalid;
   AggregateAttributeView first(value.element(0));
-  AggregateAttributeView second(value.element(1));
-  if (value.element_type(0) != static_cast<uint8_t>(AttributeType::kAggregate) ||
-      value.element_type(1) != static_cast<uint8_t>(AttributeType::kAggregate) ||
-      first.size() != 2 || second.size() != 1 ||
-      first.element_type(0) != static_cast<uint8_t>(DType::kString) ||
-      second.element_type(0) != static_cast<uint8_t>(DType::kF32)) {
+  if (first.size() != 2 || first.element_type(0) != static_cast<uint8_t>(DType::kString)) {
     return invalid;
   }
-  std::string text(StringAttributeView(first.element(0)));
-  int32_t a = 0, b = 0;
-  uint8_t pair_type = first.element_type(1);
-  if (pair_type == ArrayAttributeType(static_cast<uint8_t>(DType::kI32))) {
-    auto pair = ArrayAttributeView<int32_t>(first.element(1));
-    if (pair.size() != 2) return invalid;
-    a = pair[0];
-    b = pair[1];
-  } else if (pair_type == static_cast<uint8_t>(AttributeType::kAggregate)) {
-    AggregateAttributeView pair(first.element(1));
-    if (pair.size() != 2) return invalid;
-    a = LoadScalarAttribute<int32_t>(pair.element(0));
-    b = LoadScalarAttribute<int32_t>(pair.element(1));
-  } else {
+  std::vector<int32_t> pair;
+  std::vector<float> floats;
+  if (!ReadList(first.element(1), first.element_type(1), pair) || pair.size() != 2 ||
+      !ReadList(value.element(1), value.element_type(1), floats) || floats.size() != 1) {
     return invalid;
   }
-  float f = LoadScalarAttribute<float>(second.element(0));
-  return std::make_tuple(text, a, b, f);
+  return std::make_tuple(std::string(StringAttributeView(first.element(0))), pair[0],
+                         pair[1], floats[0]);
 }
 
 // ---- Resources.
@@ -415,6 +418,25 @@ Chain PrintDebugInfo(Argument<Chain>, AsyncKernelFrame* frame) {
     if (decoded.debug_info) info = *decoded.debug_info;
   }
   PrintToStdout(info + "\n");
+  return Chain();
+}
+
+// Tensor type descriptors: the host tensor classes' registered names.
+struct TensorType {
+  std::string name;
+};
+}  // namespace
+BEF_DEFINE_TYPE_NAME(TensorType, "!tfrt.tensor_type");
+namespace {
+
+TensorType GetStaticTensorType(StringAttribute name) {
+  for (std::string_view known : {"DenseHost", "StringHost", "CooHost", "ScalarHost"}) {
+    if (*name == known) return TensorType{std::string(known)};
+  }
+  return TensorType{"Unknown"};
+}
+Chain PrintTensorType(Argument<TensorType> type) {
+  PrintToStdout(absl::StrCat("tensor_type = ", type->name, "\n"));
   return Chain();
 }
 
@@ -566,6 +588,8 @@ void RegisterTestKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_test.unique_loc", BEF_KERNEL(UniqueLoc));
   registry->AddKernel("tfrt_test.print_debug_info", BEF_KERNEL(PrintDebugInfo));
   registry->AddKernel("tfrt_test.async_value_get", BEF_KERNEL(AsyncValueGet));
+  registry->AddKernel("tfrt_test.get_static_tensor_type", BEF_KERNEL(GetStaticTensorType));
+  registry->AddKernel("tfrt_test.print_tensor_type", BEF_KERNEL(PrintTensorType));
   registry->AddKernel("tfrt_test.async_value_ref", BEF_KERNEL(AsyncValueRefText));
   registry->AddKernel("tfrt_test.invoke_sync_function.i32_i32.i32",
                       Raw(&InvokeSyncFunction, {"i32", "i32"}, 1));

