@@ -31,8 +31,7 @@ template <typename T>
 T Add(Argument<T> a, Argument<T> b) {
   // Integers wrap around, as TFRT's do in practice (without the UB).
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(*a) + static_cast<U>(*b));
+    return WrappingAdd(*a, *b);
   } else {
     return *a + *b;
   }

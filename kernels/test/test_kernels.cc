@@ -143,7 +143,7 @@ RCReference<AsyncValue> AsyncConstant(Attribute<T> value, HostContext* host) {
 RCReference<AsyncValue> AsyncAdd(Argument<int32_t> a, Argument<int32_t> b,
                                  HostContext* host) {
   AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
-  int32_t sum = *a + *b;
+  int32_t sum = WrappingAdd(*a, *b);
   host->EnqueueWork([result = result.CopyRef(), sum] { result.emplace(sum); });
   return result.ReleaseRCRef();
 }
@@ -250,11 +250,11 @@ void ShareToTwo(AsyncKernelFrame* frame) {
 // ---- Arithmetic helpers.
 template <typename T>
 std::tuple<T, T, T> Count3(Argument<T> x) {
-  return {*x + 1, *x + 2, *x + 3};
+  return {WrappingAdd<T>(*x, 1), WrappingAdd<T>(*x, 2), WrappingAdd<T>(*x, 3)};
 }
 int32_t Sum(RemainingArguments values) {
   int32_t sum = 0;
-  for (size_t i = 0; i < values.size(); ++i) sum += values[i]->get<int32_t>();
+  for (size_t i = 0; i < values.size(); ++i) sum = WrappingAdd(sum, values[i]->get<int32_t>());
   return sum;
 }
 int32_t TestCost(RemainingArguments, Attribute<int64_t> id) {
@@ -388,7 +388,7 @@ Chain AtomicInc(Argument<TestAtomic> atomic) {
   return Chain();
 }
 Chain AtomicAdd(Argument<TestAtomic> atomic, Argument<int32_t> value) {
-  (*atomic)->fetch_add(*value);
+  (*atomic)->fetch_add(*value);  // atomic arithmetic wraps
   return Chain();
 }
 std::pair<int32_t, Chain> AtomicGet(Argument<TestAtomic> atomic) {
@@ -512,7 +512,7 @@ void SyncFunctionRunner(AsyncKernelFrame* frame) {
 void SyncSumAttributes(SyncKernelFrame* frame) {
   int32_t sum = 0;
   for (size_t i = 0; i < frame->GetNumAttributes(); ++i) {
-    sum += LoadScalarAttribute<int32_t>(frame->GetAttributeAt(i));
+    sum = WrappingAdd(sum, LoadScalarAttribute<int32_t>(frame->GetAttributeAt(i)));
   }
   frame->EmplaceResultAt<int32_t>(0, sum);
 }

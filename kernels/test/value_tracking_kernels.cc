@@ -41,7 +41,7 @@ namespace {
 
 TrackedValue VtConstant(Attribute<int32_t> value) { return TrackedValue(*value); }
 TrackedValue VtAdd(Argument<TrackedValue> a, Argument<TrackedValue> b) {
-  return TrackedValue(a->value() + b->value());
+  return TrackedValue(WrappingAdd(a->value(), b->value()));
 }
 Chain VtPrint(Argument<TrackedValue> value) {
   PrintToStdout(absl::StrCat("print vt_value(", value->value(), ")\n"));
@@ -77,14 +77,14 @@ BEF_STATIC_KERNEL_REGISTRATION(RegisterValueTrackingKernels);
 // ---- Native functions (host-dialects.md §3.6).
 void NativeAdd(std::span<AsyncValue* const> arguments,
                std::span<RCReference<AsyncValue>> results, HostContext*) {
-  results[0] = MakeAvailableAsyncValueRef<int32_t>(arguments[0]->get<int32_t>() +
-                                                   arguments[1]->get<int32_t>())
+  results[0] = MakeAvailableAsyncValueRef<int32_t>(
+                   WrappingAdd(arguments[0]->get<int32_t>(), arguments[1]->get<int32_t>()))
                    .ReleaseRCRef();
 }
 void NativeAsyncAdd(std::span<AsyncValue* const> arguments,
                     std::span<RCReference<AsyncValue>> results, HostContext* host) {
   AsyncValueRef<int32_t> sum = MakeUnconstructedAsyncValueRef<int32_t>();
-  int32_t value = arguments[0]->get<int32_t>() + arguments[1]->get<int32_t>();
+  int32_t value = WrappingAdd(arguments[0]->get<int32_t>(), arguments[1]->get<int32_t>());
   host->EnqueueWork([sum = sum.CopyRef(), value] { sum.emplace(value); });
   results[0] = sum.ReleaseRCRef();
 }

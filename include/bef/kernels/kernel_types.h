@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "bef/host/kernel_utils.h"
 
@@ -32,6 +33,14 @@ BEF_DEFINE_TYPE_NAME(std::string, "!tfrt.string");
 BEF_DEFINE_TYPE_NAME(Device, "!tfrt.device");
 BEF_DEFINE_DTYPE(Half, kF16);
 BEF_DEFINE_DTYPE(BFloat16, kBF16);
+
+// Two's-complement wrap-around arithmetic (what TFRT's kernels do in
+// practice, without signed-overflow undefined behaviour).
+template <typename T>
+T WrappingAdd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
 
 // Writes `text` to stdout and flushes: every printing kernel and the
 // driver use this one channel, so output appears in program order.
