@@ -1,24 +1,27 @@
 #!/bin/bash
 # The whole test suite: installs what is missing (Debian packages), then runs
-# every test target twice -- a normal build and an ASan+UBSan build -- and
-# prints "N passed, N failed" over both passes. Exit status 0 only when every
-# test passed.
+#   normal  every test target;
+#   asan    every test target under ASan + UBSan, except those tagged
+#           no_sanitizers (huge stack-depth runs);
+#   tsan    the targets tagged `concurrency` under ThreadSanitizer;
+# and prints "N passed, N failed" over all passes. Exit status 0 only when
+# every test passed.
 #
-#   bash scripts/test.sh            # both passes
+#   bash scripts/test.sh            # all passes
 #   BEF_TEST_PASSES=normal bash scripts/test.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh || exit 1
 
-passes=${BEF_TEST_PASSES:-"normal asan"}
+passes=${BEF_TEST_PASSES:-"normal asan tsan"}
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 rc=0
 for pass in $passes; do
   case "$pass" in
     normal) flags=() ;;
-    asan) flags=(--config=asan) ;;
-    tsan) flags=(--config=tsan) ;;
+    asan) flags=(--config=asan --test_tag_filters=-no_sanitizers) ;;
+    tsan) flags=(--config=tsan --test_tag_filters=concurrency) ;;
     *) echo "unknown pass $pass"; exit 2 ;;
   esac
   echo "=== test pass: $pass"

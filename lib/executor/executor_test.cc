@@ -1,0 +1,310 @@
+// The executor on programs built with BefWriter: dataflow shapes, async
+// kernels, errors, cancellation, sync and native functions, calls, deep
+// recursion and long chains on the default stack, and concurrent executions.
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "bef/executor/bef_program.h"
+#include "bef/format/bef_writer.h"
+#include "bef/format/format_error.h"
+#include "bef/host/kernel_utils.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Kernels local to this test (the kernel libraries are linked too).
+std::atomic<int> test_runs{0};
+int32_t CountedAddOne(Argument<int32_t> x) {
+  test_runs.fetch_add(1);
+  return *x + 1;
+}
+// A value produced on another thread after a short delay.
+RCReference<AsyncValue> ThreadAddOne(Argument<int32_t> x) {
+  AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
+  int32_t value = *x + 1;
+  std::thread([result = result.CopyRef(), value] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    result.emplace(value);
+  }).detach();
+  return result.ReleaseRCRef();
+}
+void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.counted_add_one", BEF_KERNEL(CountedAddOne));
+  registry->AddKernel("test.thread_add_one", BEF_KERNEL(ThreadAddOne));
+}
+BEF_STATIC_KERNEL_REGISTRATION(RegisterExecutorTestKernels);
+
+class ExecutorTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  ExecutorTest() {
+    host_ = std::make_unique<HostContext>(
+        [this](const DecodedDiagnostic& diagnostic) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          diagnostics_.push_back(diagnostic.message());
+        },
+        CreateMallocAllocator(), CreateWorkQueue(GetParam()).value());
+    RegisterStaticKernels(&host_->kernel_registry());
+    RegisterStaticNativeFunctions(&host_->native_functions());
+  }
+
+  std::unique_ptr<BefProgram> Load(BefWriter& writer) {
+    absl::StatusOr<std::vector<uint8_t>> bytes = writer.Finish();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<std::unique_ptr<BefProgram>> program =
+        BefProgram::FromBuffer(host_.get(), *bytes);
+    EXPECT_TRUE(program.ok()) << DescribeFormatError(program.status());
+    return program.ok() ? std::move(program).value() : nullptr;
+  }
+
+  std::vector<RCReference<AsyncValue>> Run(
+      const BefProgram& program, std::string_view name,
+      std::vector<AsyncValue*> arguments = {},
+      RCReference<RequestContext> request = nullptr) {
+    const Function* function = program.GetFunction(name);
+    EXPECT_NE(function, nullptr) << name;
+    if (!request) request = RequestContext::Create(host_.get(), &resources_);
+    ExecutionContext context(request);
+    std::vector<RCReference<AsyncValue>> results(function->num_results());
+    function->Execute(context, arguments, results);
+    host_->Await(results);
+    host_->Quiesce();
+    return results;
+  }
+
+  static int32_t I32(const RCReference<AsyncValue>& value) {
+    EXPECT_TRUE(value->IsConcrete())
+        << (value->IsError() ? value->GetError().ToString() : "unavailable");
+    return value->IsConcrete() ? value->get<int32_t>() : -999;
+  }
+
+  std::unique_ptr<HostContext> host_;
+  ResourceContext resources_;
+  std::mutex mutex_;
+  std::vector<std::string> diagnostics_;
+};
+
+uint32_t Constant(BefWriter::Function& f, int32_t value) {
+  return f.AddKernel("tfrt.constant.i32")
+      .AddAttribute(BefAttribute::I32(value), "value")
+      .AddResult("i32");
+}
+uint32_t Add(BefWriter::Function& f, uint32_t a, uint32_t b) {
+  return f.AddKernel("tfrt.add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
+}
+
+TEST_P(ExecutorTest, SingleKernel) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  f.Return({Constant(f, 42)});
+  auto program = Load(writer);
+  EXPECT_EQ(I32(Run(*program, "f")[0]), 42);
+}
+
+TEST_P(ExecutorTest, DiamondAndFanOut) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t left = Add(f, 0, 0);
+  uint32_t right = f.AddKernel("tfrt.mul.i32").AddArgument(0).AddArgument(0).AddResult("i32");
+  uint32_t sum = Add(f, left, right);
+  // Fan-out: one value used by 100 kernels, all summed.
+  uint32_t total = sum;
+  for (int i = 0; i < 100; ++i) total = Add(f, total, sum);
+  f.Return({total});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> three = MakeAvailableAsyncValueRef<int32_t>(3);
+  // (3+3) + (3*3) = 15; 15 * 101.
+  EXPECT_EQ(I32(Run(*program, "f", {three.GetAsyncValue()})[0]), 15 * 101);
+  // The caller's argument reference is untouched.
+  EXPECT_EQ(three->NumRef(), 1u);
+}
+
+TEST_P(ExecutorTest, UnusedArgumentAndResultReturnedTwice) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32", "i32"},
+                               {"i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  f.Return({one, one, 0});  // argument 1 unused, argument 0 returned
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> a = MakeAvailableAsyncValueRef<int32_t>(7);
+  AsyncValueRef<int32_t> b = MakeAvailableAsyncValueRef<int32_t>(8);
+  auto results = Run(*program, "f", {a.GetAsyncValue(), b.GetAsyncValue()});
+  EXPECT_EQ(results[0].get(), results[1].get());  // the same value twice
+  EXPECT_EQ(I32(results[0]), 1);
+  EXPECT_EQ(I32(results[2]), 7);
+  results.clear();
+  EXPECT_EQ(a->NumRef(), 1u);
+  EXPECT_EQ(b->NumRef(), 1u);
+}
+
+TEST_P(ExecutorTest, AsyncKernelsCompletingOnAnotherThread) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t value = Constant(f, 0);
+  for (int i = 0; i < 20; ++i) {
+    value = f.AddKernel(i % 2 ? "test.thread_add_one" : "tfrt_test.async_copy.i32")
+                .AddArgument(value)
+                .AddResult("i32");
+  }
+  f.Return({value});
+  auto program = Load(writer);
+  EXPECT_EQ(I32(Run(*program, "f")[0]), 10);
+}
+
+TEST_P(ExecutorTest, ErrorSkipsOnlyItsDependents) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32", "i32"});
+  uint32_t bad = f.AddKernel("tfrt_test.fail").AddResult("i32");
+  uint32_t downstream = f.AddKernel("test.counted_add_one").AddArgument(bad).AddResult("i32");
+  uint32_t one = Constant(f, 1);
+  uint32_t good = f.AddKernel("test.counted_add_one").AddArgument(one).AddResult("i32");
+  f.Return({downstream, good});
+  auto program = Load(writer);
+  test_runs = 0;
+  auto results = Run(*program, "f");
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "something bad happened");
+  EXPECT_EQ(I32(results[1]), 2);
+  EXPECT_EQ(test_runs.load(), 1);  // the dependent kernel did not run
+  EXPECT_THAT(diagnostics_, ElementsAre("something bad happened"));  // once
+}
+
+TEST_P(ExecutorTest, CancellationBeforeAndDuringARun) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = f.AddKernel("test.counted_add_one").AddArgument(one).AddResult("i32");
+  // The cancel kernel runs after `before` (through a chain on it).
+  uint32_t chain = f.AddKernel("tfrt_test.as_chain").AddArgument(before).AddResult("!tfrt.chain");
+  BefWriter::Kernel& cancel = f.AddKernel("tfrt_test.cancel").AddArgument(chain);
+  cancel.AddResult("i32");
+  uint32_t cancelled_chain = cancel.AddResult("!tfrt.chain");
+  uint32_t after = f.AddKernel("tfrt_test.async_copy.i32")
+                       .AddArgument(before)
+                       .AddArgument(cancelled_chain)
+                       .AddResult("i32");
+  f.Return({before, after});
+  auto program = Load(writer);
+  test_runs = 0;
+  auto results = Run(*program, "f");
+  EXPECT_EQ(I32(results[0]), 2);
+  ASSERT_TRUE(results[1]->IsError());
+  EXPECT_EQ(results[1]->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(diagnostics_.empty());  // cancellation is not reported
+
+  // Cancelled before the run: nothing runs, every result is Cancelled.
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+  request->Cancel();
+  test_runs = 0;
+  results = Run(*program, "f", {}, request);
+  EXPECT_EQ(test_runs.load(), 0);
+  EXPECT_EQ(results[0]->GetError().message(), "Cancelled");
+}
+
+TEST_P(ExecutorTest, SyncAndNativeFunctions) {
+  BefWriter writer;
+  auto& sync = writer.AddFunction(FunctionKind::kSyncBefFunction, "sync", {}, {"i32"});
+  sync.Return({sync.AddKernel("tfrt_test.sync_sum_attributes")
+                   .AddAttribute(BefAttribute::I32(40), "a")
+                   .AddAttribute(BefAttribute::I32(2), "b")
+                   .AddResult("i32")});
+  uint32_t native = writer.AddNativeFunction("native_add", {"i32", "i32"}, {"i32"});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32", "i32"});
+  uint32_t a = f.AddKernel("tfrt_test.async_constant.i32")
+                   .AddAttribute(BefAttribute::I32(30), "value")
+                   .AddResult("i32");
+  uint32_t twelve = Constant(f, 12);
+  uint32_t sum = f.AddKernel("tfrt.call").AddArgument(a).AddArgument(twelve)
+                     .AddFunction(native).AddResult("i32");
+  uint32_t native_error = writer.AddNativeFunction("native_error", {}, {"i32"});
+  uint32_t error = f.AddKernel("tfrt.call").AddFunction(native_error).AddResult("i32");
+  f.Return({sum, error});
+  auto program = Load(writer);
+  ExecutionContext context(RequestContext::Create(host_.get(), nullptr));
+  SyncValue result;
+  SyncValue* results[] = {&result};
+  ASSERT_TRUE(program->GetFunction("sync")->ExecuteSync(context, {}, results).ok());
+  EXPECT_EQ(result.get<int32_t>(), 42);
+  auto values = Run(*program, "f");
+  EXPECT_EQ(I32(values[0]), 42);  // the native call waited for the async argument
+  EXPECT_EQ(values[1]->GetError().message(), "something bad happened");
+  EXPECT_TRUE(diagnostics_.empty());
+}
+
+TEST_P(ExecutorTest, FunctionCalledFromAKernel) {
+  BefWriter writer;
+  auto& callee = writer.AddFunction(FunctionKind::kBefFunction, "callee", {"i32"}, {"i32", "i32"});
+  uint32_t hundred = Constant(callee, 100);
+  callee.Return({Add(callee, 0, hundred), 0});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32", "i32"});
+  uint32_t five = Constant(f, 5);
+  BefWriter::Kernel& call = f.AddKernel("tfrt.call").AddArgument(five).AddFunction(callee.index());
+  uint32_t r0 = call.AddResult("i32");
+  uint32_t r1 = call.AddResult("i32");
+  f.Return({r0, r1});
+  auto program = Load(writer);
+  auto results = Run(*program, "f");
+  EXPECT_EQ(I32(results[0]), 105);
+  EXPECT_EQ(I32(results[1]), 5);
+}
+
+TEST_P(ExecutorTest, MalformedRecordIsAnErrorAtFirstExecution) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  f.Return({Constant(f, 1)});
+  std::vector<uint8_t> bytes = writer.Finish().value();
+  // Point the constant's argument count at a bogus register list.
+  auto file = BefFile::OpenBuffer(bytes).value();
+  const FunctionInfo* info = file->GetFunctionInfo(0).value();
+  size_t at = reinterpret_cast<const uint8_t*>(info->kernels[1].record) -
+              file->image().data() + 4 * 5;  // #results
+  bytes[at] = 9;
+  auto program = BefProgram::FromBuffer(host_.get(), bytes).value();
+  auto results = Run(*program, "f");
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "invalid Function section in BEF file");
+  EXPECT_EQ(diagnostics_.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:2"));
+
+TEST(ConcurrentExecutionTest, TenThousandExecutionsFromFourThreads) {
+  HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+                   CreateMultiThreadedWorkQueue(2, 4));
+  RegisterStaticKernels(&host.kernel_registry());
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t value = f.AddKernel("tfrt_test.async_copy.i32").AddArgument(0).AddResult("i32");
+  for (int i = 0; i < 5; ++i) value = Add(f, value, 0);
+  f.Return({value});
+  auto program = BefProgram::FromBuffer(&host, writer.Finish().value()).value();
+  const Function* function = program->GetFunction("f");
+  std::atomic<int> correct{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2500; ++i) {
+        int32_t x = t * 10000 + i;
+        AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+        AsyncValue* arguments[] = {argument.GetAsyncValue()};
+        std::vector<RCReference<AsyncValue>> results(1);
+        ExecutionContext context(RequestContext::Create(&host, nullptr));
+        function->Execute(context, arguments, results);
+        host.Await(results);
+        if (results[0]->get<int32_t>() == 6 * x) correct.fetch_add(1);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  host.Quiesce();
+  EXPECT_EQ(correct.load(), 10000);
+}
+
+}  // namespace
+}  // namespace bef

@@ -1,0 +1,153 @@
+// Long dependent chains, deep recursion and long loops complete on the
+// default 8 MB stack: the executor and the loop kernels iterate instead of
+// recursing. (Not run under the sanitizers: their instrumented frames are
+// far larger, and these sizes make them slow.)
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "bef/executor/bef_program.h"
+#include "bef/format/bef_writer.h"
+#include "bef/format/format_error.h"
+#include "bef/host/kernel_utils.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+using ::testing::ElementsAre;
+
+class StackDepthTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  StackDepthTest() {
+    host_ = std::make_unique<HostContext>(
+        [this](const DecodedDiagnostic& diagnostic) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          diagnostics_.push_back(diagnostic.message());
+        },
+        CreateMallocAllocator(), CreateWorkQueue(GetParam()).value());
+    RegisterStaticKernels(&host_->kernel_registry());
+    RegisterStaticNativeFunctions(&host_->native_functions());
+  }
+
+  std::unique_ptr<BefProgram> Load(BefWriter& writer) {
+    absl::StatusOr<std::vector<uint8_t>> bytes = writer.Finish();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<std::unique_ptr<BefProgram>> program =
+        BefProgram::FromBuffer(host_.get(), *bytes);
+    EXPECT_TRUE(program.ok()) << DescribeFormatError(program.status());
+    return program.ok() ? std::move(program).value() : nullptr;
+  }
+
+  std::vector<RCReference<AsyncValue>> Run(
+      const BefProgram& program, std::string_view name,
+      std::vector<AsyncValue*> arguments = {},
+      RCReference<RequestContext> request = nullptr) {
+    const Function* function = program.GetFunction(name);
+    EXPECT_NE(function, nullptr) << name;
+    if (!request) request = RequestContext::Create(host_.get(), &resources_);
+    ExecutionContext context(request);
+    std::vector<RCReference<AsyncValue>> results(function->num_results());
+    function->Execute(context, arguments, results);
+    host_->Await(results);
+    host_->Quiesce();
+    return results;
+  }
+
+  static int32_t I32(const RCReference<AsyncValue>& value) {
+    EXPECT_TRUE(value->IsConcrete())
+        << (value->IsError() ? value->GetError().ToString() : "unavailable");
+    return value->IsConcrete() ? value->get<int32_t>() : -999;
+  }
+
+  std::unique_ptr<HostContext> host_;
+  ResourceContext resources_;
+  std::mutex mutex_;
+  std::vector<std::string> diagnostics_;
+};
+
+uint32_t Constant(BefWriter::Function& f, int32_t value) {
+  return f.AddKernel("tfrt.constant.i32")
+      .AddAttribute(BefAttribute::I32(value), "value")
+      .AddResult("i32");
+}
+uint32_t Add(BefWriter::Function& f, uint32_t a, uint32_t b) {
+  return f.AddKernel("tfrt.add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
+}
+
+TEST_P(StackDepthTest, MillionKernelChainOnTheDefaultStack) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t value = one;
+  for (int i = 0; i < 1'000'000; ++i) value = Add(f, value, one);
+  f.Return({value});
+  auto program = Load(writer);
+  EXPECT_EQ(I32(Run(*program, "f")[0]), 1'000'001);
+}
+
+// f(n) = n <= 0 ? 0 : f(n - 1) + 1, through tfrt.if and tfrt.call.
+TEST_P(StackDepthTest, RecursionHundredThousandLevelsDeep) {
+  BefWriter writer;
+  // Index order: then-region, else-region, f.
+  auto& base = writer.AddFunction(FunctionKind::kBefFunction, "", {"i32"}, {"i32"});
+  base.Return({Constant(base, 0)});
+  auto& step = writer.AddFunction(FunctionKind::kBefFunction, "", {"i32"}, {"i32"});
+  uint32_t step_one = Constant(step, 1);
+  uint32_t minus = step.AddKernel("tfrt.minus.i32").AddArgument(0)
+                       .AddArgument(step_one).AddResult("i32");
+  uint32_t inner = step.AddKernel("tfrt.call").AddArgument(minus).AddFunction(2).AddResult("i32");
+  step.Return({Add(step, inner, step_one)});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t zero = Constant(f, 0);
+  uint32_t done = f.AddKernel("tfrt.lessequal.i32").AddArgument(0)
+                      .AddArgument(zero).AddResult("i1");
+  f.Return({f.AddKernel("tfrt.if").AddArgument(done).AddArgument(0)
+                .AddFunction(base.index()).AddFunction(step.index()).AddResult("i32")});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> n = MakeAvailableAsyncValueRef<int32_t>(100'000);
+  EXPECT_EQ(I32(Run(*program, "f", {n.GetAsyncValue()})[0]), 100'000);
+}
+
+TEST_P(StackDepthTest, RepeatTenMillionIterationsWithASyncBody) {
+  BefWriter writer;
+  auto& body = writer.AddFunction(FunctionKind::kBefFunction, "", {"i32"}, {"i32"});
+  uint32_t body_one = Constant(body, 1);
+  body.Return({Add(body, 0, body_one)});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t count = Constant(f, 10'000'000);
+  uint32_t zero = Constant(f, 0);
+  f.Return({f.AddKernel("tfrt.repeat.i32").AddArgument(count)
+                .AddArgument(zero).AddFunction(body.index()).AddResult("i32")});
+  auto program = Load(writer);
+  EXPECT_EQ(I32(Run(*program, "f")[0]), 10'000'000);
+}
+
+TEST_P(StackDepthTest, WhileMillionIterations) {
+  BefWriter writer;
+  // body(i) -> (i + 1, i + 1 < 1000000)
+  auto& body = writer.AddFunction(FunctionKind::kBefFunction, "body", {"i32"}, {"i32", "i1"});
+  uint32_t body_one = Constant(body, 1);
+  uint32_t next = Add(body, 0, body_one);
+  uint32_t limit = Constant(body, 999'999);
+  uint32_t more = body.AddKernel("tfrt.lessequal.i32").AddArgument(next)
+                      .AddArgument(limit).AddResult("i1");
+  body.Return({next, more});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t go = f.AddKernel("tfrt.constant.i1").AddAttribute(BefAttribute::Bool(true), "value").AddResult("i1");
+  uint32_t zero = Constant(f, 0);
+  f.Return({f.AddKernel("tfrt.while").AddArgument(go).AddArgument(zero)
+                .AddAttribute(BefAttribute::I64(1), "parallel_iterations")
+                .AddFunction(body.index()).AddResult("i32")});
+  auto program = Load(writer);
+  EXPECT_EQ(I32(Run(*program, "f")[0]), 1'000'000);
+}
+
+
+INSTANTIATE_TEST_SUITE_P(WorkQueues, StackDepthTest, ::testing::Values("s", "mstd:2"));
+
+}  // namespace
+}  // namespace bef
