@@ -1,0 +1,158 @@
+// tfrt_test.benchmark (host-dialects.md §3.4): runs its region serially, each
+// run a work-queue task started once the previous run's result is
+// available, then prints TFRT's BM: summary lines. This is how executor
+// speed is compared with TFRT.
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/host/function.h"
+#include "bef/host/host_context.h"
+#include "bef/host/kernel_utils.h"
+#include "bef/kernels/kernel_types.h"
+
+namespace bef {
+namespace {
+
+int64_t NowNanos(clockid_t clock) {
+  timespec now;
+  clock_gettime(clock, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+class BenchmarkRun {
+ public:
+  BenchmarkRun(const ExecutionContext& context, const Function* body,
+               std::vector<RCReference<AsyncValue>> arguments, std::string name,
+               int32_t duration_secs, int32_t max_count, int32_t warmup_runs,
+               AsyncValueRef<Chain> done)
+      : context_(context),
+        body_(body),
+        arguments_(std::move(arguments)),
+        name_(std::move(name)),
+        duration_ns_(int64_t{duration_secs} * 1'000'000'000),
+        max_runs_(int64_t{max_count} + warmup_runs),
+        warmup_runs_(warmup_runs),
+        done_(std::move(done)) {}
+
+  // Starts one run; the next is enqueued when its result is available.
+  static void Start(std::shared_ptr<BenchmarkRun> run) {
+    std::vector<AsyncValue*> arguments;
+    for (auto& argument : run->arguments_) arguments.push_back(argument.get());
+    std::vector<RCReference<AsyncValue>> results(1);
+    int64_t wall_start = NowNanos(CLOCK_MONOTONIC);
+    int64_t cpu_start = NowNanos(CLOCK_PROCESS_CPUTIME_ID);
+    run->body_->Execute(run->context_, arguments, results);
+    AsyncValue* result = results[0].get();
+    result->AndThen([run, keep = std::move(results), wall_start, cpu_start] {
+      run->Record(NowNanos(CLOCK_MONOTONIC) - wall_start,
+                  NowNanos(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
+      if (run->Finished()) {
+        run->Report();
+        run->done_.emplace();
+        return;
+      }
+      run->context_.host()->EnqueueWork([run] { Start(run); });
+    });
+  }
+
+ private:
+  void Record(int64_t wall, int64_t cpu) {
+    if (++runs_ <= warmup_runs_) return;
+    wall_.push_back(wall);
+    cpu_.push_back(cpu);
+    total_wall_ += wall;
+    total_cpu_ += cpu;
+  }
+  bool Finished() const { return runs_ >= max_runs_ || total_wall_ >= duration_ns_; }
+
+  void Report() {
+    auto line = [this](std::string_view what, auto value) {
+      PrintToStdout(absl::StrCat("BM:", name_, ":", absl::string_view(what.data(), what.size()),
+                                 ": ", value, "\n"));
+    };
+    size_t count = wall_.size();
+    std::sort(wall_.begin(), wall_.end());
+    std::sort(cpu_.begin(), cpu_.end());
+    auto at = [count](const std::vector<int64_t>& sorted, double p) -> int64_t {
+      if (count == 0) return 0;
+      return sorted[std::min(count - 1, static_cast<size_t>(count * p))];
+    };
+    line("Duration(ns)", total_wall_);
+    line("Count", count);
+    line("Time Min(ns)", at(wall_, 0));
+    line("Time 50%(ns)", at(wall_, 0.5));
+    line("Time 95%(ns)", at(wall_, 0.95));
+    line("Time 99%(ns)", at(wall_, 0.99));
+    line("CPU Min(ns)", at(cpu_, 0));
+    line("CPU 50%(ns)", at(cpu_, 0.5));
+    line("CPU 95%(ns)", at(cpu_, 0.95));
+    line("CPU 99%(ns)", at(cpu_, 0.99));
+    char utilization[64];
+    std::snprintf(utilization, sizeof(utilization), "%.6e",
+                  total_wall_ == 0 ? 0.0 : 100.0 * total_cpu_ / total_wall_);
+    line("CPU utilization(percent)", utilization);
+  }
+
+  ExecutionContext context_;
+  const Function* body_;
+  std::vector<RCReference<AsyncValue>> arguments_;
+  std::string name_;
+  int64_t duration_ns_;
+  int64_t max_runs_;
+  int64_t warmup_runs_;
+  AsyncValueRef<Chain> done_;
+  int64_t runs_ = 0;
+  int64_t total_wall_ = 0;
+  int64_t total_cpu_ = 0;
+  std::vector<int64_t> wall_, cpu_;
+};
+
+// Attributes in name order: duration_secs, max_count, name,
+// num_warmup_runs (optional, default 1).
+void Benchmark(AsyncKernelFrame* frame) {
+  const Function* body = frame->GetFunctionAt(0);
+  if (body->num_results() != 1) {
+    frame->ReportError("Benchmark op requires the input function have exactly one return value");
+    return;
+  }
+  if (body->num_arguments() != frame->GetNumArgs()) {
+    frame->ReportError("Benchmark op operands do not match the function's arguments");
+    return;
+  }
+  int32_t duration_secs = LoadScalarAttribute<int32_t>(frame->GetAttributeAt(0));
+  int32_t max_count = LoadScalarAttribute<int32_t>(frame->GetAttributeAt(1));
+  std::string name(StringAttributeView(frame->GetAttributeAt(2)));
+  int32_t warmup = frame->GetNumAttributes() > 3
+                       ? LoadScalarAttribute<int32_t>(frame->GetAttributeAt(3))
+                       : 1;
+  std::vector<RCReference<AsyncValue>> arguments;
+  for (AsyncValue* argument : frame->GetArguments()) arguments.push_back(FormRef(argument));
+  AsyncValueRef<Chain> done = frame->AllocateResultAt<Chain>(0);
+  auto run = std::make_shared<BenchmarkRun>(frame->GetExecutionContext(), body,
+                                            std::move(arguments), name, duration_secs,
+                                            max_count, warmup, std::move(done));
+  frame->GetHostContext()->EnqueueWork([run] { BenchmarkRun::Start(run); });
+}
+
+void RegisterBenchmarkKernel(KernelRegistry* registry) {
+  KernelSignature signature;
+  signature.known = true;
+  const uint8_t i32 = static_cast<uint8_t>(DType::kI32);
+  signature.attributes = {i32, i32, static_cast<uint8_t>(DType::kString)};
+  signature.results = {"!tfrt.chain"};
+  signature.num_functions = 1;
+  signature.variadic_arguments = true;
+  signature.variadic_attributes = true;
+  registry->AddKernel("tfrt_test.benchmark", {&Benchmark, signature});
+}
+BEF_STATIC_KERNEL_REGISTRATION(RegisterBenchmarkKernel);
+
+}  // namespace
+}  // namespace bef
