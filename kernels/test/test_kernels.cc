@@ -232,7 +232,7 @@ void MultiArgResult(AsyncKernelFrame* frame) {
 }
 void GetUniqueness(AsyncKernelFrame* frame) {
   for (size_t i = 0; i < frame->GetNumResults(); ++i) {
-    frame->EmplaceResultAt<bool>(i, frame->GetArgAt(i)->IsUnique());
+    frame->EmplaceResultAt<bool>(i, frame->IsArgumentUnique(i));
   }
 }
 void MakeIndirect(AsyncKernelFrame* frame) {

@@ -7,9 +7,17 @@
 // BEF image and decrements each user's ready count; users that reach zero go
 // on a ready queue and run inline (LIFO within the current stream), kernels
 // of other streams are enqueued to the work queue per stream. A published
-// value that is not yet available defers its users with AndThen. No locks;
-// atomics only where two threads can meet (ready counts of kernels with
-// more than one operand, the invocation's keep-alive count).
+// value that is not yet available defers its users with AndThen.
+//
+// Costs per kernel (docs/performance.md): no locks, no allocation besides
+// the result value, and no atomic read-modify-write while the invocation is
+// *exclusive* -- touched only by the thread that started it. A register
+// holds one reference to its value and counts its remaining uses in the
+// frame, so operands cost no reference-count traffic; ready counts and use
+// counts are plain decrements. The invocation becomes *concurrent* (for
+// good) the moment another thread could touch it: when a continuation is
+// registered on an unavailable value or a stream task is enqueued; from then
+// on both counts use atomic decrements.
 #include <algorithm>
 #include <atomic>
 #include <new>
@@ -38,6 +46,8 @@ constexpr int kMaxContinuationNesting = 100;
 thread_local int continuation_nesting = 0;
 
 class Invocation;
+// The invocation whose kernel runs on this thread (for remaining_uses).
+thread_local Invocation* current_invocation = nullptr;
 
 // The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
@@ -51,7 +61,7 @@ class Invocation {
  public:
   static Invocation* Create(const BefProgram* program, const FunctionInfo* info,
                             const ExecutionContext& context) {
-    size_t size = sizeof(Invocation) + sizeof(AsyncValue*) * info->num_registers +
+    size_t size = sizeof(Invocation) + sizeof(Register) * info->num_registers +
                   sizeof(std::atomic<uint32_t>) * info->kernels.size();
     void* memory = ::operator new(size);
     return new (memory) Invocation(program, info, context);
@@ -64,10 +74,10 @@ class Invocation {
   Invocation(const BefProgram* program, const FunctionInfo* info,
              const ExecutionContext& context)
       : program_(program), info_(info), context_(context) {
-    registers_ = reinterpret_cast<AsyncValue**>(this + 1);
+    registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
-    std::fill_n(registers_, info->num_registers, nullptr);
+    for (uint32_t r = 0; r < info->num_registers; ++r) new (&registers_[r]) Register();
     for (size_t k = 0; k < info->kernels.size(); ++k) {
       new (&ready_counts_[k]) std::atomic<uint32_t>(info->initial_ready_counts[k]);
     }
@@ -97,12 +107,29 @@ class Invocation {
     }
   }
 
+  // Decrements a ready or use count; true when it reached zero.
+  bool Decrement(std::atomic<uint32_t>& count) {
+    if (concurrent_.load(std::memory_order_relaxed)) {
+      return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
+    }
+    uint32_t value = count.load(std::memory_order_relaxed) - 1;
+    count.store(value, std::memory_order_relaxed);
+    return value == 0;
+  }
+  // Called before anything lets another thread touch this invocation.
+  void BecomeConcurrent() { concurrent_.store(true, std::memory_order_relaxed); }
+
   void DecrementReadyCount(ReadyQueue& queue, uint32_t kernel) {
-    // A kernel with one operand is decremented once: no atomic needed.
-    if (info_->initial_ready_counts[kernel] == 1 ||
-        ready_counts_[kernel].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // A kernel with one operand is decremented once: no count needed.
+    if (info_->initial_ready_counts[kernel] == 1 || Decrement(ready_counts_[kernel])) {
       Enqueue(queue, kernel);
     }
+  }
+
+  // One use of a register by a kernel is over; the last drops its value.
+  void ReleaseUse(uint32_t reg) {
+    Register& r = registers_[reg];
+    if (Decrement(r.remaining_uses)) r.value->DropRef();
   }
 
   void DecrementUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
@@ -112,32 +139,46 @@ class Invocation {
   AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
   void RunKernel(ReadyQueue& queue, uint32_t kernel);
   void Process(ReadyQueue& queue);
+  void ProcessQueue(ReadyQueue& queue);
 
   const BefProgram* program_;
   const FunctionInfo* info_;
   ExecutionContext context_;
+  // A register: its value (one reference while kernel uses remain) and the
+  // kernel uses still to come.
+  struct Register {
+    AsyncValue* value = nullptr;
+    std::atomic<uint32_t> remaining_uses{0};
+  };
+  // Uses of `reg` by kernels (register uses minus return uses).
+  uint32_t KernelUses(uint32_t reg) const {
+    uint32_t uses = info_->register_uses[reg];
+    for (uint32_t result : info_->result_registers) uses -= result == reg;
+    return uses;
+  }
+
   // Keep-alive count: the running loop, pending continuations, queued tasks.
   std::atomic<uint32_t> refs_{1};
-  AsyncValue** registers_;
+  std::atomic<bool> concurrent_{false};
+  Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
 };
 
 AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
-  AsyncValue* slot = registers_[reg];
-  if (slot != nullptr) {
+  Register& r = registers_[reg];
+  if (r.value != nullptr) {
     // A function result: forward the placeholder handed out at the start and
     // release the invocation's pin on it. Users read the placeholder.
-    auto* placeholder = static_cast<IndirectAsyncValue*>(slot);
+    auto* placeholder = static_cast<IndirectAsyncValue*>(r.value);
     placeholder->ForwardTo(std::move(value));
     placeholder->DropRef();
     return placeholder;
   }
   uint32_t uses = info_->register_uses[reg];
   if (uses == 0) return nullptr;  // the reference is dropped here
-  AsyncValue* raw = value.release();
-  if (uses > 1) raw->AddRef(uses - 1);
-  registers_[reg] = raw;
-  return raw;
+  r.value = value.release();
+  r.remaining_uses.store(uses, std::memory_order_relaxed);
+  return r.value;
 }
 
 void Invocation::DecrementUsers(ReadyQueue& queue, AsyncValue* value,
@@ -149,6 +190,7 @@ void Invocation::DecrementUsers(ReadyQueue& queue, AsyncValue* value,
   }
   // Defer the users until the value is available; the continuation keeps
   // the invocation alive and processes on a fresh queue of this stream.
+  BecomeConcurrent();
   AddRef();
   uint32_t stream = queue.stream;
   value->AndThen([this, users, count, stream] {
@@ -171,15 +213,20 @@ void Invocation::DecrementUsers(ReadyQueue& queue, AsyncValue* value,
 void Invocation::Start(std::span<AsyncValue* const> arguments,
                        std::span<RCReference<AsyncValue>> results) {
   // Results first: a placeholder per result register, holding a reference
-  // per use, plus the invocation's pin.
+  // per return use, one for the register when kernels use it, and the
+  // invocation's pin (released when it is forwarded).
   for (size_t i = 0; i < results.size(); ++i) {
     uint32_t reg = info_->result_registers[i];
-    if (registers_[reg] == nullptr) {
+    Register& r = registers_[reg];
+    if (r.value == nullptr) {
       IndirectAsyncValue* placeholder = MakeIndirectAsyncValue().release();
-      placeholder->AddRef(info_->register_uses[reg]);
-      registers_[reg] = placeholder;
+      uint32_t kernel_uses = KernelUses(reg);
+      uint32_t return_uses = info_->register_uses[reg] - kernel_uses;
+      placeholder->AddRef(return_uses + (kernel_uses > 0 ? 1 : 0));
+      r.value = placeholder;
+      r.remaining_uses.store(kernel_uses, std::memory_order_relaxed);
     }
-    results[i] = TakeRef(registers_[reg]);  // one of the return uses
+    results[i] = TakeRef(r.value);  // one of the return uses
   }
 
   // The pseudo kernel: zero-operand kernels become ready, then the
@@ -193,18 +240,19 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
   for (uint32_t a = 0; a < arguments.size(); ++a) {
     uint32_t count = counts[a + 1];
     AsyncValue* argument = arguments[a];
-    AsyncValue* slot = registers_[a];
+    Register& r = registers_[a];
     AsyncValue* published;
-    if (slot != nullptr) {
-      auto* placeholder = static_cast<IndirectAsyncValue*>(slot);
+    if (r.value != nullptr) {
+      auto* placeholder = static_cast<IndirectAsyncValue*>(r.value);
       placeholder->ForwardTo(FormRef(argument));
       placeholder->DropRef();
       published = placeholder;
     } else {
       uint32_t uses = info_->register_uses[a];
       if (uses > 0) {
-        argument->AddRef(uses);  // the caller keeps its own reference
-        registers_[a] = argument;
+        argument->AddRef();  // the register's; the caller keeps its own
+        r.value = argument;
+        r.remaining_uses.store(uses, std::memory_order_relaxed);
       }
       published = argument;
     }
@@ -216,6 +264,13 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
 }
 
 void Invocation::Process(ReadyQueue& queue) {
+  Invocation* previous = current_invocation;
+  current_invocation = this;
+  ProcessQueue(queue);
+  current_invocation = previous;
+}
+
+void Invocation::ProcessQueue(ReadyQueue& queue) {
   while (true) {
     if (queue.inline_kernels.empty()) {
       if (queue.outline_kernels.empty()) return;
@@ -238,6 +293,7 @@ void Invocation::Process(ReadyQueue& queue) {
         uint32_t stream = info_->kernels[outline[begin]].stream;
         size_t end = begin;
         while (end < outline.size() && info_->kernels[outline[end]].stream == stream) ++end;
+        BecomeConcurrent();
         AddRef();
         std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
         context_.host()->EnqueueWork([this, stream, group = std::move(group)] {
@@ -262,7 +318,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   absl::InlinedVector<AsyncValue*, 8> arguments(argument_registers.size());
   AsyncValue* error = nullptr;
   for (size_t i = 0; i < argument_registers.size(); ++i) {
-    AsyncValue* value = registers_[argument_registers[i]];
+    AsyncValue* value = registers_[argument_registers[i]].value;
     arguments[i] = value;
     if (value->IsError()) error = value;  // the last error operand wins
   }
@@ -278,6 +334,14 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     binding.function_table = program_->function_table();
     binding.function_indices = kernel.functions().data();
     binding.num_functions = kernel.num_functions();
+    binding.executor = &kernel;
+    binding.remaining_uses = [](const void* executor, size_t index) -> uint32_t {
+      // `executor` is the kernel; the invocation is found through the
+      // thread's current one.
+      const auto* running = static_cast<const KernelInfo*>(executor);
+      return current_invocation->registers_[running->arguments()[index]]
+          .remaining_uses.load(std::memory_order_relaxed);
+    };
     AsyncKernelFrame frame(&context_, binding, arguments,
                            std::span<RCReference<AsyncValue>>(results.data(), num_results),
                            Location{&program_->file(), kernel.location()});
@@ -295,7 +359,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
 
   // Release the operands (a value whose last user just ran is destroyed
   // here), then publish the results.
-  for (AsyncValue* argument : arguments) argument->DropRef();
+  for (uint32_t reg : argument_registers) ReleaseUse(reg);
   auto result_registers = kernel.results();
   const uint32_t* used_by = kernel.used_by();
   auto counts = kernel.used_by_counts();

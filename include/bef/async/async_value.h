@@ -59,6 +59,13 @@ struct AsyncValueTypeInfo {
 };
 
 inline constexpr uint16_t kMaxAsyncValueTypes = 4096;
+
+// Memory for AsyncValue objects: small sizes come from per-thread free
+// lists (no malloc on the executor's hot path), others from malloc. Blocks
+// are 16-aligned. Sanitizer builds use malloc only, so use-after-free
+// stays detectable.
+void* AllocateValueMemory(size_t size);
+void FreeValueMemory(void* pointer, size_t size);
 extern AsyncValueTypeInfo async_value_types[kMaxAsyncValueTypes];
 uint16_t RegisterAsyncValueType(AsyncValueTypeInfo info);
 
@@ -101,6 +108,11 @@ class AsyncValue {
 
   AsyncValue(const AsyncValue&) = delete;
   AsyncValue& operator=(const AsyncValue&) = delete;
+
+  static void* operator new(size_t size) { return internal::AllocateValueMemory(size); }
+  static void operator delete(void* pointer, size_t size) {
+    internal::FreeValueMemory(pointer, size);
+  }
 
   // ---- Reference counting.
   void AddRef(uint32_t count = 1) {
@@ -205,6 +217,8 @@ class AsyncValue {
 // An AsyncValue with inline storage for a T.
 template <typename T>
 class ConcreteAsyncValue : public AsyncValue {
+  static_assert(alignof(T) <= 16, "AsyncValue payloads are at most 16-aligned");
+
  public:
   struct UnconstructedTag {};
   struct ConstructedTag {};

@@ -41,18 +41,24 @@ struct KernelBinding {
   const Function* const* function_table = nullptr;  // the file's functions
   const uint32_t* function_indices = nullptr;       // into function_table
   uint32_t num_functions = 0;
+  // How many uses (this one included) the register of argument `index` still
+  // has in the running invocation; lets a kernel see the reference count
+  // TFRT's one-reference-per-use registers would show. Optional.
+  uint32_t (*remaining_uses)(const void* executor, size_t index) = nullptr;
+  const void* executor = nullptr;
 };
 
 class AsyncKernelFrame {
  public:
   // `location` is the kernel's own location (errors are reported there);
   // the context is shared by every kernel of the invocation.
-  AsyncKernelFrame(const ExecutionContext* context, KernelBinding binding,
+  // REQUIRES: `binding` outlives the frame (it is not copied).
+  AsyncKernelFrame(const ExecutionContext* context, const KernelBinding& binding,
                    std::span<AsyncValue* const> arguments,
                    std::span<RCReference<AsyncValue>> results,
                    Location location = {})
       : context_(context),
-        binding_(binding),
+        binding_(&binding),
         arguments_(arguments),
         results_(results),
         location_(location.has_value() ? location : context->location()) {}
@@ -61,17 +67,25 @@ class AsyncKernelFrame {
   size_t GetNumArgs() const { return arguments_.size(); }
   AsyncValue* GetArgAt(size_t index) const { return arguments_[index]; }
   std::span<AsyncValue* const> GetArguments() const { return arguments_; }
+  // Whether argument `index` is referenced by this use only (what TFRT's
+  // IsUnique() on the operand reports).
+  bool IsArgumentUnique(size_t index) const {
+    AsyncValue* value = arguments_[index];
+    if (binding_->remaining_uses == nullptr) return value->IsUnique();
+    return value->IsUnique() &&
+           binding_->remaining_uses(binding_->executor, index) == 1;
+  }
 
   // ---- Attributes: pointers to each attribute's start in the pool.
-  size_t GetNumAttributes() const { return binding_.num_attributes; }
+  size_t GetNumAttributes() const { return binding_->num_attributes; }
   const uint8_t* GetAttributeAt(size_t index) const {
-    return binding_.attribute_pool + binding_.attribute_offsets[index];
+    return binding_->attribute_pool + binding_->attribute_offsets[index];
   }
 
   // ---- Functions (function references of the op).
-  size_t GetNumFunctions() const { return binding_.num_functions; }
+  size_t GetNumFunctions() const { return binding_->num_functions; }
   const Function* GetFunctionAt(size_t index) const {
-    return binding_.function_table[binding_.function_indices[index]];
+    return binding_->function_table[binding_->function_indices[index]];
   }
 
   // ---- Results.
@@ -114,7 +128,7 @@ class AsyncKernelFrame {
 
  private:
   const ExecutionContext* context_;
-  KernelBinding binding_;
+  const KernelBinding* binding_;
   std::span<AsyncValue* const> arguments_;
   std::span<RCReference<AsyncValue>> results_;
   Location location_;
@@ -122,23 +136,24 @@ class AsyncKernelFrame {
 
 class SyncKernelFrame {
  public:
-  SyncKernelFrame(const ExecutionContext* context, KernelBinding binding,
+  // REQUIRES: `binding` outlives the frame (it is not copied).
+  SyncKernelFrame(const ExecutionContext* context, const KernelBinding& binding,
                   std::span<SyncValue* const> arguments,
                   std::span<SyncValue* const> results)
       : context_(context),
-        binding_(binding),
+        binding_(&binding),
         arguments_(arguments),
         results_(results) {}
 
   size_t GetNumArgs() const { return arguments_.size(); }
   SyncValue* GetArgAt(size_t index) const { return arguments_[index]; }
-  size_t GetNumAttributes() const { return binding_.num_attributes; }
+  size_t GetNumAttributes() const { return binding_->num_attributes; }
   const uint8_t* GetAttributeAt(size_t index) const {
-    return binding_.attribute_pool + binding_.attribute_offsets[index];
+    return binding_->attribute_pool + binding_->attribute_offsets[index];
   }
-  size_t GetNumFunctions() const { return binding_.num_functions; }
+  size_t GetNumFunctions() const { return binding_->num_functions; }
   const Function* GetFunctionAt(size_t index) const {
-    return binding_.function_table[binding_.function_indices[index]];
+    return binding_->function_table[binding_->function_indices[index]];
   }
   size_t GetNumResults() const { return results_.size(); }
   SyncValue* GetResultAt(size_t index) const { return results_[index]; }
@@ -162,7 +177,7 @@ class SyncKernelFrame {
 
  private:
   const ExecutionContext* context_;
-  KernelBinding binding_;
+  const KernelBinding* binding_;
   std::span<SyncValue* const> arguments_;
   std::span<SyncValue* const> results_;
   absl::Status status_;
