@@ -1,0 +1,55 @@
+#!/bin/bash
+# Runs every benchmark and prints a table (docs/performance.md):
+#   bash scripts/benchmarks.sh            # programs + microbenchmarks
+#   BEF_BENCH_QUICK=1 bash scripts/benchmarks.sh   # programs only
+# Program benchmarks run through bef_executor with tfrt_test.benchmark
+# (20 measured runs, p50), malloc allocator, as TFRT was measured.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh
+bazel build --config=opt --config=ci //tools:bef_executor //benchmarks:all >/dev/null
+bin=bazel-bin
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# p50 time in ns of `kind` (size n, queue q), divided by `per` work items.
+program() {
+  local kind="$1" n="$2" per="$3" queue="$4"
+  "$bin/benchmarks/make_benchmark_bef" "$kind" "$n" "$work/$kind.bef" 20 30
+  local p50
+  p50=$("$bin/tools/bef_executor" --host_allocator_type=malloc \
+        --work_queue_type="$queue" "$work/$kind.bef" |
+        sed -n "s/^BM:$kind:Time 50%(ns): //p")
+  awk -v t="$p50" -v p="$per" 'BEGIN { printf "%.1f", t / p }'
+}
+
+# p50 wall time in ms of running an empty program, 20 runs.
+startup() {
+  local queue="$1"
+  "$bin/benchmarks/make_benchmark_bef" empty 0 "$work/empty.bef"
+  for i in $(seq 20); do
+    local start end
+    start=$(date +%s%N)
+    "$bin/tools/bef_executor" --work_queue_type="$queue" "$work/empty.bef" >/dev/null
+    end=$(date +%s%N)
+    echo $(( end - start ))
+  done | sort -n | sed -n 10p | awk '{ printf "%.2f", $1 / 1e6 }'
+}
+
+echo "| program | unit | TFRT | target | this runtime |"
+echo "|---|---|---|---|---|"
+echo "| chain: 100,000 dependent tfrt.add.i32 | ns per add | 36-38 | <= 9 | $(program chain 100000 100000 s) |"
+echo "| wide: 100,000 adds + reduction tree, s | ns per add | 141-152 | <= 35 | $(program wide 100000 199999 s) |"
+echo "| wide, mstd:2 | ns per add | 99-126 | 1.6x faster than s | $(program wide 100000 199999 mstd:2) |"
+echo "| repeat: tfrt.repeat.i32 1,000,000 | ns per iteration | 196-210 | <= 50 | $(program repeat 1000000 1000000 s) |"
+echo "| add: benchmark.mlir (constant + add) | ns per run | 201 | <= 50 | $(program add 1 1 s) |"
+echo "| fan-out: one value used by 10,000 adds | ns per add | - | - | $(program fanout 10000 10000 s) |"
+echo "| star: 10,000 constants into one merge | ns per constant | - | - | $(program star 10000 10000 s) |"
+echo "| whole process, empty program, s | ms | 4.4 | <= 1 | $(startup s) |"
+echo "| whole process, empty program, mstd:2 | ms | 31 | <= 2 | $(startup mstd:2) |"
+
+if [[ "${BEF_BENCH_QUICK:-0}" != 1 ]]; then
+  echo
+  "$bin/benchmarks/async_benchmark" --benchmark_min_time=0.2 2>/dev/null
+  "$bin/benchmarks/loader_benchmark" --benchmark_min_time=0.2 2>/dev/null
+fi
