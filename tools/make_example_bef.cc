@@ -1,6 +1,6 @@
 // make-example-bef: writes a small host program as BEF with BefWriter and
-// prints its section table. It is the README's first example until the
-// converter can compile the same program from MLIR.
+// prints its section table. It is the README's example until the converter
+// can compile the same program from MLIR.
 //
 //   make-example-bef OUT.bef
 //
@@ -9,6 +9,13 @@
 //     %one = tfrt.constant.i32 1
 //     %sum = tfrt.add.i32 %x, %one
 //     tfrt.return %sum : i32
+//   }
+//   func.func @main() -> i32 {
+//     %x = tfrt.constant.i32 41
+//     %y = tfrt.call @add_one(%x) : (i32) -> i32
+//     %ch = tfrt.new.chain
+//     %ch1 = tfrt.print.i32 %y, %ch
+//     tfrt.return %y : i32
 //   }
 #include <cstdio>
 #include <fstream>
@@ -41,6 +48,23 @@ int main(int argc, char** argv) {
           .AddArgument(one)
           .AddResult("i32");
   add_one.Return({sum});
+
+  bef::BefWriter::Function& main = writer.AddFunction(
+      bef::FunctionKind::kBefFunction, "main", {}, {"i32"});
+  main.set_location(bef::BefLocation::FileLineColumn("example.mlir", 6, 1));
+  auto at = [](uint32_t line) {
+    return bef::BefLocation::FileLineColumn("example.mlir", line, 3);
+  };
+  uint32_t x = main.AddKernel("tfrt.constant.i32", at(7))
+                   .AddAttribute(bef::BefAttribute::I32(41), "value")
+                   .AddResult("i32");
+  uint32_t y = main.AddKernel("tfrt.call", at(8))
+                   .AddArgument(x)
+                   .AddFunction(add_one.index())
+                   .AddResult("i32");
+  uint32_t chain = main.AddKernel("tfrt.new.chain", at(9)).AddResult("!tfrt.chain");
+  main.AddKernel("tfrt.print.i32", at(10)).AddArgument(y).AddArgument(chain).AddResult("!tfrt.chain");
+  main.Return({y});
   absl::StatusOr<std::vector<uint8_t>> bytes = writer.Finish();
   if (!bytes.ok()) {
     std::fprintf(stderr, "%s\n", std::string(bytes.status().message()).c_str());

@@ -32,6 +32,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/host/execution_context.h"
 #include "bef/host/function.h"
 #include "bef/host/host_context.h"
 #include "bef/loader/bef_file.h"
