@@ -137,16 +137,9 @@ void RepeatI32(AsyncKernelFrame* frame) {
     for (size_t i = 0; i < values.size(); ++i) frame->SetResultAt(i, FormRef(values[i]));
     return;
   }
-  std::vector<RCReference<AsyncValue>> initial;
-  for (AsyncValue* value : values) initial.push_back(FormRef(value));
-  std::vector<RCReference<IndirectAsyncValue>> results;
-  for (size_t i = 0; i < values.size(); ++i) {
-    results.push_back(MakeIndirectAsyncValue());
-    frame->SetResultAt(i, results.back());
-  }
-  RepeatLoop::Run(std::make_unique<RepeatLoop>(frame->GetExecutionContext(), body,
-                                               std::move(initial), count,
-                                               std::move(results)));
+  RepeatLoop::Run(std::make_unique<RepeatLoop>(
+      frame->GetExecutionContext(), body, CopyRefs(values), count,
+      frame->AllocateIndirectResults()));
 }
 
 // ---------------------------------------------------------------------------
@@ -241,16 +234,9 @@ void While(AsyncKernelFrame* frame) {
     frame->ReportError("tfrt.while body does not match the loop values");
     return;
   }
-  std::vector<RCReference<AsyncValue>> initial;
-  for (AsyncValue* value : values) initial.push_back(FormRef(value));
-  std::vector<RCReference<IndirectAsyncValue>> results;
-  for (size_t i = 0; i < values.size(); ++i) {
-    results.push_back(MakeIndirectAsyncValue());
-    frame->SetResultAt(i, results.back());
-  }
   WhileLoop::Run(std::make_unique<WhileLoop>(
-      frame->GetExecutionContext(), body, parallel_iterations, std::move(initial),
-      FormRef(frame->GetArgAt(0)), std::move(results)));
+      frame->GetExecutionContext(), body, parallel_iterations, CopyRefs(values),
+      FormRef(frame->GetArgAt(0)), frame->AllocateIndirectResults()));
 }
 
 // ---------------------------------------------------------------------------
@@ -362,7 +348,7 @@ void ParallelFor(AsyncKernelFrame* frame) {
   int64_t size = block_size <= 0 ? total : std::min<int64_t>(block_size, total);
   auto state = std::make_shared<ParallelState>(frame->GetExecutionContext());
   state->body = body;
-  for (AsyncValue* value : extra) state->arguments.push_back(FormRef(value));
+  state->arguments = CopyRefs(extra);
   int64_t blocks = (total + size - 1) / size;
   state->pending = blocks;
   state->done = MakeUnconstructedAsyncValueRef<Chain>();

@@ -133,8 +133,7 @@ void Benchmark(AsyncKernelFrame* frame) {
   int32_t warmup = frame->GetNumAttributes() > 3
                        ? LoadScalarAttribute<int32_t>(frame->GetAttributeAt(3))
                        : 1;
-  std::vector<RCReference<AsyncValue>> arguments;
-  for (AsyncValue* argument : frame->GetArguments()) arguments.push_back(FormRef(argument));
+  std::vector<RCReference<AsyncValue>> arguments = CopyRefs(frame->GetArguments());
   AsyncValueRef<Chain> done = frame->AllocateResultAt<Chain>(0);
   auto run = std::make_shared<BenchmarkRun>(frame->GetExecutionContext(), body,
                                             std::move(arguments), name, duration_secs,

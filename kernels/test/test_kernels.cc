@@ -72,36 +72,38 @@ absl::StatusOr<Chain> ErrorChain(Argument<Chain>) {
   return absl::InternalError("error chain");
 }
 
-// Errors reported from a work-queue task.
+// Errors reported from a work-queue task: the diagnostic goes to the host,
+// the returned status fills the result.
+absl::Status ReportAsyncError(HostContext* host, Location location) {
+  DecodedDiagnostic diagnostic;
+  if (location.has_value()) diagnostic.location = location.Decode();
+  diagnostic.status = absl::InternalError(kSomethingBadAsync);
+  host->EmitError(diagnostic);
+  return diagnostic.status;
+}
+
 RCReference<AsyncValue> ReportErrorAsync(AsyncKernelFrame* frame) {
   AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
   Location location = frame->GetLocation();
   HostContext* host = frame->GetHostContext();
   host->EnqueueWork([result = result.CopyRef(), location, host] {
-    DecodedDiagnostic diagnostic;
-    if (location.has_value()) diagnostic.location = location.Decode();
-    diagnostic.status = absl::InternalError(kSomethingBadAsync);
-    host->EmitError(diagnostic);
-    result.SetError(diagnostic.status, location);
+    result.SetError(ReportAsyncError(host, location), location);
   });
   return result.ReleaseRCRef();
 }
+// Input 0 gives 0, anything else the error; through a concrete value, or an
+// indirect value forwarded later.
 RCReference<AsyncValue> ReportErrorConcreteAsync(Argument<int32_t> input,
                                                  AsyncKernelFrame* frame) {
   AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
   Location location = frame->GetLocation();
   HostContext* host = frame->GetHostContext();
-  int32_t value = *input;
-  host->EnqueueWork([result = result.CopyRef(), location, host, value] {
+  host->EnqueueWork([result = result.CopyRef(), location, host, value = *input] {
     if (value == 0) {
       result.emplace(0);
-      return;
+    } else {
+      result.SetError(ReportAsyncError(host, location), location);
     }
-    DecodedDiagnostic diagnostic;
-    if (location.has_value()) diagnostic.location = location.Decode();
-    diagnostic.status = absl::InternalError(kSomethingBadAsync);
-    host->EmitError(diagnostic);
-    result.SetError(diagnostic.status, location);
   });
   return result.ReleaseRCRef();
 }
@@ -110,17 +112,11 @@ RCReference<AsyncValue> ReportErrorIndirectAsync(Argument<int32_t> input,
   RCReference<IndirectAsyncValue> result = MakeIndirectAsyncValue();
   Location location = frame->GetLocation();
   HostContext* host = frame->GetHostContext();
-  int32_t value = *input;
-  host->EnqueueWork([result, location, host, value] {
-    if (value == 0) {
-      result->ForwardTo(MakeAvailableAsyncValueRef<int32_t>(0).ReleaseRCRef());
-      return;
-    }
-    DecodedDiagnostic diagnostic;
-    if (location.has_value()) diagnostic.location = location.Decode();
-    diagnostic.status = absl::InternalError(kSomethingBadAsync);
-    host->EmitError(diagnostic);
-    result->ForwardTo(MakeErrorAsyncValueRef(diagnostic.status, location));
+  host->EnqueueWork([result, location, host, value = *input] {
+    result->ForwardTo(value == 0
+                          ? MakeAvailableAsyncValueRef<int32_t>(0).ReleaseRCRef()
+                          : MakeErrorAsyncValueRef(ReportAsyncError(host, location),
+                                                   location));
   });
   return result;
 }
@@ -183,13 +179,8 @@ RCReference<AsyncValue> AsyncCopyWithDelay(Argument<T> input, HostContext* host)
 // tfrt_test.do.async: the region runs as a work-queue task.
 void DoAsync(AsyncKernelFrame* frame) {
   const Function* body = frame->GetFunctionAt(0);
-  std::vector<RCReference<AsyncValue>> arguments;
-  for (AsyncValue* value : frame->GetArguments()) arguments.push_back(FormRef(value));
-  std::vector<RCReference<IndirectAsyncValue>> results;
-  for (size_t i = 0; i < frame->GetNumResults(); ++i) {
-    results.push_back(MakeIndirectAsyncValue());
-    frame->SetResultAt(i, results.back());
-  }
+  std::vector<RCReference<AsyncValue>> arguments = CopyRefs(frame->GetArguments());
+  std::vector<RCReference<IndirectAsyncValue>> results = frame->AllocateIndirectResults();
   if (body->num_arguments() != arguments.size() || body->num_results() != results.size()) {
     RCReference<AsyncValue> error = frame->EmitErrorAsync(
         absl::InternalError("tfrt_test.do.async body does not match the op"));

@@ -387,8 +387,7 @@ void BefFunction::Execute(const ExecutionContext& context,
   if (execution_nesting >= kMaxExecutionNesting) {
     // Too deep on this thread: run later from the work queue, with
     // placeholders for the results now.
-    std::vector<RCReference<AsyncValue>> argument_refs;
-    for (AsyncValue* argument : arguments) argument_refs.push_back(FormRef(argument));
+    std::vector<RCReference<AsyncValue>> argument_refs = CopyRefs(arguments);
     std::vector<RCReference<IndirectAsyncValue>> placeholders;
     for (auto& result : results) {
       placeholders.push_back(MakeIndirectAsyncValue());

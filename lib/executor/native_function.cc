@@ -19,9 +19,8 @@ void NativeBefFunction::Execute(const ExecutionContext& context,
     callable_(arguments, results, host);
     return;
   }
-  std::vector<RCReference<AsyncValue>> argument_refs;
+  std::vector<RCReference<AsyncValue>> argument_refs = CopyRefs(arguments);
   std::vector<AsyncValue*> argument_values(arguments.begin(), arguments.end());
-  for (AsyncValue* argument : arguments) argument_refs.push_back(FormRef(argument));
   std::vector<RCReference<IndirectAsyncValue>> placeholders;
   for (auto& result : results) {
     placeholders.push_back(MakeIndirectAsyncValue());

@@ -14,69 +14,14 @@
 #include "bef/host/kernel_utils.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/executor/executor_test_fixture.h"
 
 namespace bef {
 namespace {
 
-using ::testing::ElementsAre;
-
-class StackDepthTest : public ::testing::TestWithParam<const char*> {
- protected:
-  StackDepthTest() {
-    host_ = std::make_unique<HostContext>(
-        [this](const DecodedDiagnostic& diagnostic) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          diagnostics_.push_back(diagnostic.message());
-        },
-        CreateMallocAllocator(), CreateWorkQueue(GetParam()).value());
-    RegisterStaticKernels(&host_->kernel_registry());
-    RegisterStaticNativeFunctions(&host_->native_functions());
-  }
-
-  std::unique_ptr<BefProgram> Load(BefWriter& writer) {
-    absl::StatusOr<std::vector<uint8_t>> bytes = writer.Finish();
-    EXPECT_TRUE(bytes.ok()) << bytes.status();
-    absl::StatusOr<std::unique_ptr<BefProgram>> program =
-        BefProgram::FromBuffer(host_.get(), *bytes);
-    EXPECT_TRUE(program.ok()) << DescribeFormatError(program.status());
-    return program.ok() ? std::move(program).value() : nullptr;
-  }
-
-  std::vector<RCReference<AsyncValue>> Run(
-      const BefProgram& program, std::string_view name,
-      std::vector<AsyncValue*> arguments = {},
-      RCReference<RequestContext> request = nullptr) {
-    const Function* function = program.GetFunction(name);
-    EXPECT_NE(function, nullptr) << name;
-    if (!request) request = RequestContext::Create(host_.get(), &resources_);
-    ExecutionContext context(request);
-    std::vector<RCReference<AsyncValue>> results(function->num_results());
-    function->Execute(context, arguments, results);
-    host_->Await(results);
-    host_->Quiesce();
-    return results;
-  }
-
-  static int32_t I32(const RCReference<AsyncValue>& value) {
-    EXPECT_TRUE(value->IsConcrete())
-        << (value->IsError() ? value->GetError().ToString() : "unavailable");
-    return value->IsConcrete() ? value->get<int32_t>() : -999;
-  }
-
-  std::unique_ptr<HostContext> host_;
-  ResourceContext resources_;
-  std::mutex mutex_;
-  std::vector<std::string> diagnostics_;
-};
-
-uint32_t Constant(BefWriter::Function& f, int32_t value) {
-  return f.AddKernel("tfrt.constant.i32")
-      .AddAttribute(BefAttribute::I32(value), "value")
-      .AddResult("i32");
-}
-uint32_t Add(BefWriter::Function& f, uint32_t a, uint32_t b) {
-  return f.AddKernel("tfrt.add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
-}
+using StackDepthTest = testing::ExecutorFixture;
+using testing::Add;
+using testing::Constant;
 
 TEST_P(StackDepthTest, MillionKernelChainOnTheDefaultStack) {
   BefWriter writer;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <span>
+#include <vector>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -94,6 +95,15 @@ RCReference<AsyncValue> MakeErrorAsyncValueRef(absl::Status status,
 
 // A placeholder to forward later (IndirectAsyncValue::ForwardTo).
 RCReference<IndirectAsyncValue> MakeIndirectAsyncValue();
+
+// A new reference to each of `values`.
+inline std::vector<RCReference<AsyncValue>> CopyRefs(
+    std::span<AsyncValue* const> values) {
+  std::vector<RCReference<AsyncValue>> references;
+  references.reserve(values.size());
+  for (AsyncValue* value : values) references.push_back(FormRef(value));
+  return references;
+}
 
 // The process-wide available chain; not reference counted.
 AsyncValue* GetReadyChainValue();

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -99,6 +100,17 @@ class AsyncKernelFrame {
   void EmplaceResultAt(size_t index, Args&&... args) {
     SetResultAt(index, MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...)
                            .ReleaseRCRef());
+  }
+  // Sets every result to a fresh placeholder (an indirect value) and
+  // returns them, for kernels that forward their results later.
+  std::vector<RCReference<IndirectAsyncValue>> AllocateIndirectResults() {
+    std::vector<RCReference<IndirectAsyncValue>> placeholders;
+    placeholders.reserve(results_.size());
+    for (RCReference<AsyncValue>& result : results_) {
+      placeholders.push_back(MakeIndirectAsyncValue());
+      result = placeholders.back();
+    }
+    return placeholders;
   }
   // A placeholder result the kernel fills later.
   template <typename T>
