@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/host/function.h"
@@ -236,6 +237,38 @@ void MakeIndirect(AsyncKernelFrame* frame) {
 void ShareToTwo(AsyncKernelFrame* frame) {
   frame->SetResultAt(0, FormRef(frame->GetArgAt(0)));
   frame->SetResultAt(1, FormRef(frame->GetArgAt(0)));
+}
+
+// ---- Request data (for embedders; the stock driver provides none, so
+// these fail there). The error texts for missing data are this runtime's:
+// the reference's are not specified.
+template <typename T>
+absl::StatusOr<T> GetRequestContextData(const ExecutionContext& context) {
+  T* data = context.request_context()->GetData<T>();
+  if (data == nullptr) {
+    return absl::InternalError(absl::StrCat("request context has no ",
+                                            ToAbsl(BefTypeName<T>::value), " data"));
+  }
+  return *data;
+}
+
+// init (parsed from a string) + the array's elements + the request's data +
+// the resource context's "val".
+template <typename T>
+absl::StatusOr<T> SumArrayAttr(Argument<std::string> init, ArrayAttribute<T> values,
+                               const ExecutionContext& context) {
+  T sum;
+  if (!absl::SimpleAtoi(*init, &sum)) {
+    return absl::InternalError(absl::StrCat("Cannot convert ", *init, " to target int"));
+  }
+  for (T value : values.data()) sum = WrappingAdd(sum, value);
+  absl::StatusOr<T> data = GetRequestContextData<T>(context);
+  if (!data.ok()) return data.status();
+  sum = WrappingAdd(sum, *data);
+  ResourceContext* resources = context.request_context()->resource_context();
+  T* val = resources ? resources->Get<T>("val") : nullptr;
+  if (val == nullptr) return absl::InternalError("resource context has no \"val\"");
+  return WrappingAdd(sum, *val);
 }
 
 // ---- Arithmetic helpers.
@@ -561,6 +594,10 @@ void RegisterTestKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_test.count3.i32", BEF_KERNEL(Count3<int32_t>));
   registry->AddKernel("tfrt_test.count3.i64", BEF_KERNEL(Count3<int64_t>));
   registry->AddKernel("tfrt_test.sum", BEF_KERNEL(Sum));
+  registry->AddKernel("tfrt_test.get_request_context_data.i32",
+                      BEF_KERNEL(GetRequestContextData<int32_t>));
+  registry->AddKernel("tfrt_test.sum_array_attr.i32", BEF_KERNEL(SumArrayAttr<int32_t>));
+  registry->AddKernel("tfrt_test.sum_array_attr.i64", BEF_KERNEL(SumArrayAttr<int64_t>));
   registry->AddKernel("tfrt_test.test_cost", BEF_KERNEL(TestCost));
   registry->AddKernel("tfrt_test.flat", BEF_KERNEL(Flat));
   registry->AddKernel("tfrt_test.allocate_resource", BEF_KERNEL(AllocateResource));

@@ -619,7 +619,7 @@ struct KernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
-    auto add = [&signature](auto tag) {
+    [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
       if constexpr (KernelParameter<P>::kind == ParameterKind::kArgument) {
         signature.arguments.push_back(KernelParameter<P>::type_name);
@@ -787,7 +787,7 @@ struct SyncKernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
-    auto add = [&signature](auto tag) {
+    [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
       if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
         signature.arguments.push_back(SyncKernelParameter<P>::type_name);
