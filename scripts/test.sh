@@ -20,8 +20,8 @@ rc=0
 for pass in $passes; do
   case "$pass" in
     normal) flags=() ;;
-    asan) flags=(--config=asan --test_tag_filters=-no_sanitizers) ;;
-    tsan) flags=(--config=tsan --test_tag_filters=concurrency) ;;
+    asan) flags=(--config=asan --test_tag_filters=-no_sanitizers --build_tests_only) ;;
+    tsan) flags=(--config=tsan --test_tag_filters=concurrency --build_tests_only) ;;
     *) echo "unknown pass $pass"; exit 2 ;;
   esac
   echo "=== test pass: $pass"
