@@ -99,13 +99,14 @@ class RepeatLoop {
   }
 
  private:
+  // The argument and output vectors are reused across iterations.
   void Iterate() {
-    std::vector<AsyncValue*> arguments;
-    arguments.reserve(values_.size());
-    for (auto& value : values_) arguments.push_back(value.get());
-    std::vector<RCReference<AsyncValue>> next(values_.size());
-    body_->Execute(context_, arguments, next);
-    values_ = std::move(next);
+    arguments_.clear();
+    for (auto& value : values_) arguments_.push_back(value.get());
+    next_.resize(values_.size());
+    body_->Execute(context_, arguments_, next_);
+    values_.swap(next_);
+    for (auto& value : next_) value.reset();
     --remaining_;
   }
 
@@ -119,6 +120,8 @@ class RepeatLoop {
   ExecutionContext context_;
   const Function* body_;
   std::vector<RCReference<AsyncValue>> values_;
+  std::vector<AsyncValue*> arguments_;
+  std::vector<RCReference<AsyncValue>> next_;
   int32_t remaining_;
   std::vector<RCReference<IndirectAsyncValue>> results_;
 };

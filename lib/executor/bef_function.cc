@@ -61,9 +61,9 @@ class Invocation {
  public:
   static Invocation* Create(const BefProgram* program, const FunctionInfo* info,
                             const ExecutionContext& context) {
-    size_t size = sizeof(Invocation) + sizeof(Register) * info->num_registers +
-                  sizeof(std::atomic<uint32_t>) * info->kernels.size();
-    void* memory = ::operator new(size);
+    size_t size = Size(info);
+    // Small invocations (loop bodies, calls) reuse per-thread free blocks.
+    void* memory = internal::AllocateValueMemory(size);
     return new (memory) Invocation(program, info, context);
   }
 
@@ -84,11 +84,20 @@ class Invocation {
   }
   ~Invocation() = default;
 
+  static size_t Size(const FunctionInfo* info) {
+    return sizeof(Invocation) + sizeof(Register) * info->num_registers +
+           sizeof(std::atomic<uint32_t>) * info->kernels.size();
+  }
+
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void DropRef() {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // The last reference: no other thread can hold one (same reasoning as
+    // AsyncValue::DropRef), so skip the atomic when it is ours alone.
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      size_t size = Size(info_);
       this->~Invocation();
-      ::operator delete(this);
+      internal::FreeValueMemory(this, size);
     }
   }
 
