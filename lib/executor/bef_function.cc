@@ -101,13 +101,6 @@ class Invocation {
     }
   }
 
-  const uint32_t* UsedBy(const KernelInfo& kernel, uint32_t result) const {
-    const uint32_t* used_by = kernel.used_by();
-    auto counts = kernel.used_by_counts();
-    for (uint32_t i = 0; i < result; ++i) used_by += counts[i];
-    return used_by;
-  }
-
   void Enqueue(ReadyQueue& queue, uint32_t kernel) {
     if (info_->kernels[kernel].stream == queue.stream) {
       queue.inline_kernels.push_back(kernel);
