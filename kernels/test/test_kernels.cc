@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -470,16 +471,24 @@ std::string AsyncValueRefText() {
 }
 
 // ---- Sync functions called from async code.
-absl::StatusOr<int32_t> InvokeSync(const Function* function, int32_t a, int32_t b,
-                                   const ExecutionContext& context,
-                                   std::vector<SyncValue>* results) {
-  SyncValue x(a), y(b);
-  SyncValue* arguments[] = {&x, &y};
+// Runs the frame's function (a sync function of two i32 arguments) on the
+// kernel's two i32 operands; the results, or the error reported.
+std::optional<std::vector<SyncValue>> RunSyncFunction(AsyncKernelFrame* frame,
+                                                      size_t num_results) {
+  const Function* function = frame->GetFunctionAt(0);
+  SyncValue a(frame->GetArgAt(0)->get<int32_t>());
+  SyncValue b(frame->GetArgAt(1)->get<int32_t>());
+  SyncValue* arguments[] = {&a, &b};
+  std::vector<SyncValue> results(num_results);
   std::vector<SyncValue*> pointers;
-  for (SyncValue& result : *results) pointers.push_back(&result);
-  absl::Status status = function->ExecuteSync(context, arguments, pointers);
-  if (!status.ok()) return status;
-  return 0;
+  for (SyncValue& result : results) pointers.push_back(&result);
+  absl::Status status =
+      function->ExecuteSync(frame->GetExecutionContext(), arguments, pointers);
+  if (!status.ok()) {
+    frame->ReportError(std::move(status));
+    return std::nullopt;
+  }
+  return results;
 }
 
 void InvokeSyncFunction(AsyncKernelFrame* frame) {
@@ -490,17 +499,10 @@ void InvokeSyncFunction(AsyncKernelFrame* frame) {
                                     ToAbsl(function->name())));
     return;
   }
-  std::vector<SyncValue> results(num_results);
-  absl::StatusOr<int32_t> status =
-      InvokeSync(function, frame->GetArgAt(0)->get<int32_t>(),
-                 frame->GetArgAt(1)->get<int32_t>(), frame->GetExecutionContext(),
-                 &results);
-  if (!status.ok()) {
-    frame->ReportError(status.status());
-    return;
-  }
-  for (size_t i = 0; i < num_results; ++i) {
-    frame->EmplaceResultAt<int32_t>(i, results[i].get<int32_t>());
+  if (auto results = RunSyncFunction(frame, num_results)) {
+    for (size_t i = 0; i < num_results; ++i) {
+      frame->EmplaceResultAt<int32_t>(i, (*results)[i].get<int32_t>());
+    }
   }
 }
 
@@ -515,20 +517,13 @@ void SyncFunctionRunner(AsyncKernelFrame* frame) {
         " arguments and ", function->num_results(), " results"));
     return;
   }
-  std::vector<SyncValue> results(1);
-  absl::StatusOr<int32_t> status =
-      InvokeSync(function, frame->GetArgAt(0)->get<int32_t>(),
-                 frame->GetArgAt(1)->get<int32_t>(), frame->GetExecutionContext(),
-                 &results);
-  if (!status.ok()) {
-    frame->ReportError(status.status());
-    return;
-  }
-  int32_t bits = results[0].get<int32_t>();
-  float as_float;
-  std::memcpy(&as_float, &bits, sizeof(float));
-  for (size_t i = 0; i < frame->GetNumResults(); ++i) {
-    frame->EmplaceResultAt<int32_t>(i, static_cast<int32_t>(as_float));
+  if (auto results = RunSyncFunction(frame, 1)) {
+    int32_t bits = (*results)[0].get<int32_t>();
+    float as_float;
+    std::memcpy(&as_float, &bits, sizeof(float));
+    for (size_t i = 0; i < frame->GetNumResults(); ++i) {
+      frame->EmplaceResultAt<int32_t>(i, static_cast<int32_t>(as_float));
+    }
   }
 }
 

@@ -8,36 +8,36 @@
 
 namespace bef {
 
-// Kind 0: run by the dataflow executor (bef_function.cc).
-class BefFunction : public Function {
+// A function with a record in the program's file.
+class ProgramFunction : public Function {
  public:
-  BefFunction(const BefProgram* program, const BefFunctionEntry& entry,
-              std::vector<std::string_view> argument_types,
-              std::vector<std::string_view> result_types)
-      : Function(entry.name, FunctionKind::kBefFunction,
-                 std::move(argument_types), std::move(result_types)),
+  ProgramFunction(const BefProgram* program, const BefFunctionEntry& entry,
+                  std::vector<std::string_view> argument_types,
+                  std::vector<std::string_view> result_types)
+      : Function(entry.name, entry.kind, std::move(argument_types),
+                 std::move(result_types)),
         program_(program),
         index_(entry.index) {}
 
-  void Execute(const ExecutionContext& context,
-               std::span<AsyncValue* const> arguments,
-               std::span<RCReference<AsyncValue>> results) const override;
-
- private:
+ protected:
   const BefProgram* program_;
   uint32_t index_;
 };
 
-// Kind 2: run by the sequential interpreter (sync_function.cc).
-class SyncBefFunction : public Function {
+// Kind 0: run by the dataflow executor (bef_function.cc).
+class BefFunction : public ProgramFunction {
  public:
-  SyncBefFunction(const BefProgram* program, const BefFunctionEntry& entry,
-                  std::vector<std::string_view> argument_types,
-                  std::vector<std::string_view> result_types)
-      : Function(entry.name, FunctionKind::kSyncBefFunction,
-                 std::move(argument_types), std::move(result_types)),
-        program_(program),
-        index_(entry.index) {}
+  using ProgramFunction::ProgramFunction;
+
+  void Execute(const ExecutionContext& context,
+               std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) const override;
+};
+
+// Kind 2: run by the sequential interpreter (sync_function.cc).
+class SyncBefFunction : public ProgramFunction {
+ public:
+  using ProgramFunction::ProgramFunction;
 
   // Not supported from async code (TFRT crashes): every result is an error.
   void Execute(const ExecutionContext& context,
@@ -46,10 +46,6 @@ class SyncBefFunction : public Function {
   absl::Status ExecuteSync(const ExecutionContext& context,
                            std::span<SyncValue* const> arguments,
                            std::span<SyncValue* const> results) const override;
-
- private:
-  const BefProgram* program_;
-  uint32_t index_;
 };
 
 // Kind 1: a registered native callable (native_function.cc).
