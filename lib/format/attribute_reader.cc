@@ -107,6 +107,11 @@ absl::Status Decoder::DecodeArray(DecodedAttribute& out) {
   out.dtype = type_array ? DType::kInvalid : static_cast<DType>(element_type);
   size_t element_size = type_array ? 1 : DTypeSize(out.dtype);
   size_t element_alignment = type_array ? 1 : DTypeAlignment(out.dtype);
+  if (element_size == 0) {
+    // Resource and variant count as "fixed" types but have no size.
+    return Error(out.offset, absl::StrCat("array elements of type ",
+                                          int{element_type}, " have no fixed size"));
+  }
   BEF_RETURN_IF_ERROR(Aligned(out.offset, 4, "array count"));
   BEF_RETURN_IF_ERROR(Need(out.offset, 4));
   uint32_t count = Word(out.offset);

@@ -242,6 +242,17 @@ TEST(AttributeReaderTest, RejectsMalformedLayouts) {
   EXPECT_FALSE(DecodeAttribute(bytes, 0, 200).ok());  // invalid type
 }
 
+TEST(AttributeReaderTest, ArraysOfUnsizedTypesAreRejected) {
+  // Found by the loader fuzzer: an array of resources (type 0x91) whose
+  // count is huge passed the bounds check (0-byte elements) and the decoder
+  // tried to reserve the count.
+  std::vector<uint8_t> pool = {0xFF, 0xFF, 0xFF, 0x7F, 0, 0, 0, 0};
+  absl::StatusOr<DecodedAttribute> decoded = DecodeAttribute(pool, 0, 0x91);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_THAT(FormatErrorDetail(decoded.status()),
+              ::testing::HasSubstr("no fixed size"));
+}
+
 TEST(AttributeReaderTest, DeepNestingIsBounded) {
   BefAttribute nested = BefAttribute::Aggregate({BefAttribute::I32(1)});
   for (int i = 0; i < 80; ++i) nested = BefAttribute::Aggregate({nested});
