@@ -1,0 +1,129 @@
+// mlir-to-bef: converts a host program (MLIR text) to a BEF file, byte for
+// byte as TFRT's `tfrt_translate -mlir-to-bef` (docs/cli.md).
+//
+//   mlir-to-bef [INPUT|-] [-o OUTPUT] [--disable-optional-sections]
+//               [--split-input-file] [--verify-diagnostics]
+//               [--print-stream-analysis]
+#include <string>
+#include <utility>
+
+#include "lib/converter/dialects.h"
+#include "lib/converter/mlir_to_bef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+
+namespace {
+
+llvm::cl::opt<std::string> input_filename(llvm::cl::Positional,
+                                          llvm::cl::desc("<input file>"),
+                                          llvm::cl::init("-"));
+llvm::cl::opt<std::string> output_filename(
+    "o", llvm::cl::desc("Output filename"), llvm::cl::value_desc("filename"),
+    llvm::cl::init("-"));
+llvm::cl::opt<bool> disable_optional_sections(
+    "disable-optional-sections",
+    llvm::cl::desc("Omit the AttributeTypes, AttributeNames and "
+                   "RegisterTypes sections"),
+    llvm::cl::init(false));
+llvm::cl::opt<bool> split_input_file(
+    "split-input-file",
+    llvm::cl::desc("Split the input at '// -----' lines and convert each "
+                   "chunk separately (outputs are joined by a newline)"),
+    llvm::cl::init(false));
+llvm::cl::opt<bool> verify_diagnostics(
+    "verify-diagnostics",
+    llvm::cl::desc("Check expected-* annotations instead of printing "
+                   "diagnostics"),
+    llvm::cl::init(false));
+llvm::cl::opt<bool> print_stream_analysis(
+    "print-stream-analysis",
+    llvm::cl::desc("Print each body's stream-analysis max cost to stderr "
+                   "(TFRT logs it as 'StreamAnalysis: max_cost for "
+                   "function NAME is N')"),
+    llvm::cl::init(false));
+
+mlir::LogicalResult ConvertChunk(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                 llvm::raw_ostream& os,
+                                 mlir::DialectRegistry& registry) {
+  mlir::MLIRContext context(registry);
+  context.allowUnregisteredDialects();
+  context.printOpOnDiagnostic(!verify_diagnostics);
+  auto source_manager = std::make_shared<llvm::SourceMgr>();
+  source_manager->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+
+  bef::converter::MlirToBefOptions options;
+  options.emit_optional_sections = !disable_optional_sections;
+  if (print_stream_analysis) {
+    options.stream_analysis_log = [](const std::string& line) {
+      llvm::errs() << line << "\n";
+    };
+  }
+  auto convert = [&]() -> mlir::LogicalResult {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(*source_manager, &context);
+    if (!module) return mlir::failure();
+    mlir::FailureOr<std::vector<uint8_t>> bytes =
+        bef::converter::ConvertMlirToBef(*module, options);
+    if (mlir::failed(bytes)) return mlir::failure();
+    os.write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    return mlir::success();
+  };
+
+  if (!verify_diagnostics) {
+    mlir::SourceMgrDiagnosticHandler handler(*source_manager, &context);
+    return convert();
+  }
+  mlir::SourceMgrDiagnosticVerifierHandler handler(*source_manager, &context);
+  (void)convert();
+  return handler.verify();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "MLIR host program to BEF converter\n");
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(input_filename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(output_filename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+
+  mlir::DialectRegistry registry;
+  bef::converter::RegisterHostDialects(registry);
+  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                     llvm::raw_ostream& os) {
+    return ConvertChunk(std::move(chunk), os, registry);
+  };
+  mlir::LogicalResult result =
+      split_input_file
+          ? mlir::splitAndProcessBuffer(std::move(input), process,
+                                        output->os())
+          : process(std::move(input), output->os());
+  if (mlir::failed(result)) return 1;
+  output->keep();
+  return 0;
+}
