@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -416,15 +417,6 @@ class Converter {
     mlir::Block& block = record.region->front();
     function.set_location(ConvertLocation(record.owner->getLoc()));
 
-    StreamAnalysis streams(block, StreamAnalysis::OptionsFor(block));
-    if (options_.stream_analysis_log) {
-      options_.stream_analysis_log(
-          "StreamAnalysis: max_cost for function " +
-          (record.name.empty() ? std::string("unknown") : record.name) +
-          " is " + std::to_string(streams.max_cost()));
-    }
-    function.set_root_stream(streams.root_stream());
-
     llvm::DenseMap<mlir::Value, uint32_t> registers;
     for (mlir::BlockArgument argument : block.getArguments())
       registers[argument] = function.argument(argument.getArgNumber());
@@ -433,14 +425,15 @@ class Converter {
         -> mlir::FailureOr<uint32_t> {
       auto it = registers.find(value);
       if (it == registers.end()) {
-        op->emitError(
-            "BEF executor only supports references to kernels within the "
-            "current region");
+        EmitErrorInBody(op,
+                        "BEF executor only supports references to kernels "
+                        "within the current region");
         return mlir::failure();
       }
       return it->second;
     };
 
+    std::vector<std::pair<BefWriter::Kernel*, mlir::Operation*>> kernels;
     for (mlir::Operation& op : block.without_terminator()) {
       BefWriter::Kernel& kernel = function.AddKernel(
           op.getName().getStringRef(), ConvertLocation(op.getLoc()));
@@ -453,7 +446,7 @@ class Converter {
         return mlir::failure();
       for (mlir::Value result : op.getResults())
         registers[result] = kernel.AddResult(TypeName(result.getType()));
-      kernel.set_stream(streams.GetStream(&op));
+      kernels.emplace_back(&kernel, &op);
     }
 
     mlir::Operation* terminator = block.getTerminator();
@@ -463,20 +456,46 @@ class Converter {
       if (mlir::failed(reg)) return mlir::failure();
       if (record.kind == FunctionKind::kSyncBefFunction) {
         if (llvm::isa<mlir::BlockArgument>(operand)) {
-          return terminator->emitError()
-                 << "return value " << index
-                 << " is an argument in a sync function";
+          EmitErrorInBody(terminator, "return value " + std::to_string(index) +
+                                          " is an argument in a sync function");
+          return mlir::failure();
         }
         if (llvm::is_contained(results, *reg)) {
-          return terminator->emitError()
-                 << "return value " << index
-                 << " is duplicated in a sync function";
+          EmitErrorInBody(terminator, "return value " + std::to_string(index) +
+                                          " is duplicated in a sync function");
+          return mlir::failure();
         }
       }
       results.push_back(*reg);
     }
     function.Return(std::move(results));
+
+    StreamAnalysis streams(block, StreamAnalysis::OptionsFor(block));
+    if (options_.stream_analysis_log) {
+      options_.stream_analysis_log(
+          "StreamAnalysis: max_cost for function " +
+          (record.name.empty() ? std::string("unknown") : record.name) +
+          " is " + std::to_string(streams.max_cost()));
+    }
+    function.set_root_stream(streams.root_stream());
+    for (auto [kernel, op] : kernels) kernel->set_stream(streams.GetStream(op));
     return mlir::success();
+  }
+
+  // An error found while emitting a body. TFRT reports these after it has
+  // taken the body apart, so its "see current operation" note prints the op
+  // on its own (operands defined elsewhere as <<UNKNOWN SSA VALUE>>); the
+  // note is reproduced that way.
+  static void EmitErrorInBody(mlir::Operation* op, const std::string& message) {
+    mlir::InFlightDiagnostic diagnostic = mlir::emitError(op->getLoc(), message);
+    if (!op->getContext()->shouldPrintOpOnDiagnostic()) return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    mlir::OpPrintingFlags flags;
+    flags.printGenericOpForm();
+    mlir::AsmState state(op, flags);
+    op->print(os, state);
+    diagnostic.attachNote(op->getLoc()) << "see current operation: " << text;
   }
 
   mlir::LogicalResult EmitAttributesAndFunctions(mlir::Operation& op,

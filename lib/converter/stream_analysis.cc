@@ -163,13 +163,13 @@ class Analyzer {
         int target = candidates[s];
         if (target < 0) continue;
         for (size_t d = 0; d < candidates.size(); ++d) {
-          if (base + streams_[target].cost >= threshold_) break;
           int other = candidates[d];
           if (d == s || other < 0) continue;
           if (streams_[other].cost >= threshold_) continue;
           if (!DataDependent(target, other)) continue;
           Merge(other, target);
           candidates[d] = -1;
+          if (base + streams_[target].cost >= threshold_) break;
         }
       }
       child_streams.clear();
