@@ -183,8 +183,9 @@ def GetDeviceOp : TFRT_Op<"get_device"> {
 // Calls and control flow
 //===----------------------------------------------------------------------===//
 
-def CallOp : TFRT_Op<"call", [CallOpInterface,
-                              DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+// Symbol checks run in each op's own verifier (as in TFRT), so they are
+// reported in op order together with the other verifier errors.
+def CallOp : TFRT_Op<"call", [CallOpInterface]> {
   let summary = "tfrt.call operation";
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$operands,
                    OptionalAttr<DictArrayAttr>:$arg_attrs,
@@ -193,6 +194,7 @@ def CallOp : TFRT_Op<"call", [CallOpInterface,
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
   }];
+  let hasVerifier = 1;
   let extraClassDeclaration = [{
     mlir::CallInterfaceCallable getCallableForCallee() {
       return (*this)->getAttrOfType<mlir::SymbolRefAttr>("callee");
@@ -222,8 +224,7 @@ def IfOp : TFRT_Op<"if"> {
   let hasVerifier = 1;
 }
 
-def CondOp : TFRT_Op<"cond",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def CondOp : TFRT_Op<"cond"> {
   let summary = "tfrt.cond operation";
   let arguments = (ins I1:$cond, FlatSymbolRefAttr:$a_true_fn,
                    FlatSymbolRefAttr:$b_false_fn, Variadic<AnyType>:$args);
@@ -232,6 +233,7 @@ def CondOp : TFRT_Op<"cond",
     $cond $a_true_fn $b_false_fn `(` $args `)` attr-dict `:`
     `(` type($args) `)` `->` `(` type(results) `)`
   }];
+  let hasVerifier = 1;
 }
 
 def CaseOp : TFRT_Op<"case"> {
@@ -287,13 +289,13 @@ def ParallelForI32Op : TFRT_Op<"parallel_for.i32"> {
   let hasVerifier = 1;
 }
 
-def ParallelCallI32Op : TFRT_Op<"parallel_call.i32",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def ParallelCallI32Op : TFRT_Op<"parallel_call.i32"> {
   let summary = "tfrt.parallel_call.i32 operation";
   let arguments = (ins I32:$start, I32:$end, I32:$block_size,
                    FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args);
   let results = (outs TFRT_ChainType);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 def ReturnOp : TFRT_Op<"return", [Terminator, Pure, ReturnLike]> {

@@ -184,8 +184,8 @@ void TFRTDialect::printType(mlir::Type type,
 
 // --- tfrt.call ---
 
-LogicalResult CallOp::verifySymbolUses(
-    mlir::SymbolTableCollection& symbol_table) {
+LogicalResult CallOp::verify() {
+  mlir::SymbolTableCollection symbol_table;
   auto function = LookupFunction(*this, symbol_table, "callee");
   if (mlir::failed(function)) return failure();
   mlir::FunctionType type = function->getFunctionType();
@@ -206,8 +206,8 @@ LogicalResult CallOp::verifySymbolUses(
 
 // --- tfrt.cond ---
 
-LogicalResult CondOp::verifySymbolUses(
-    mlir::SymbolTableCollection& symbol_table) {
+LogicalResult CondOp::verify() {
+  mlir::SymbolTableCollection symbol_table;
   // TFRT's message for a missing b_false_fn names 'a_false_fn' (sic).
   if (!(*this)->getAttrOfType<mlir::FlatSymbolRefAttr>("a_true_fn"))
     return emitOpError("requires a 'a_true_fn' symbol reference attribute");
@@ -488,8 +488,8 @@ void ParallelCallI32Op::print(OpAsmPrinter& printer) {
   }
 }
 
-LogicalResult ParallelCallI32Op::verifySymbolUses(
-    mlir::SymbolTableCollection& symbol_table) {
+LogicalResult ParallelCallI32Op::verify() {
+  mlir::SymbolTableCollection symbol_table;
   auto function = LookupFunction(*this, symbol_table, "callee");
   if (mlir::failed(function)) return failure();
   mlir::FunctionType type = function->getFunctionType();
@@ -751,8 +751,8 @@ void SyncBenchmarkOp::print(OpAsmPrinter& printer) {
                        {"duration_secs", "max_count", "num_warmup_runs"});
 }
 
-LogicalResult SyncBenchmarkOp::verifySymbolUses(
-    mlir::SymbolTableCollection& symbol_table) {
+LogicalResult SyncBenchmarkOp::verify() {
+  mlir::SymbolTableCollection symbol_table;
   auto function = LookupFunction(*this, symbol_table, "target_fn");
   if (mlir::failed(function)) return failure();
   mlir::FunctionType type = function->getFunctionType();

@@ -50,13 +50,13 @@ def BenchmarkOp : Test_Op<"benchmark"> {
   let hasVerifier = 1;
 }
 
-def SyncBenchmarkOp : Test_Op<"sync_benchmark",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def SyncBenchmarkOp : Test_Op<"sync_benchmark"> {
   let summary = "tfrt_test.sync_benchmark operation";
   let arguments = (ins Variadic<AnyType>:$args, FlatSymbolRefAttr:$target_fn,
                    I32Attr:$duration_secs, I32Attr:$max_count,
                    DefaultValuedAttr<I32Attr, "1">:$num_warmup_runs);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 def TestCostOp : Test_Op<"test_cost"> {
