@@ -229,10 +229,8 @@ def CondOp : TFRT_Op<"cond"> {
   let arguments = (ins I1:$cond, FlatSymbolRefAttr:$a_true_fn,
                    FlatSymbolRefAttr:$b_false_fn, Variadic<AnyType>:$args);
   let results = (outs Variadic<AnyType>);
-  let assemblyFormat = [{
-    $cond $a_true_fn $b_false_fn `(` $args `)` attr-dict `:`
-    `(` type($args) `)` `->` `(` type(results) `)`
-  }];
+  // $cond $a_true_fn $b_false_fn ( $args ) attr-dict : ( types ) -> ( types )
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
@@ -241,10 +239,8 @@ def CaseOp : TFRT_Op<"case"> {
   let arguments = (ins I32:$branch_index, ArrayAttr:$branches,
                    Variadic<AnyType>:$branch_operands);
   let results = (outs Variadic<AnyType>);
-  let assemblyFormat = [{
-    $branch_index $branches `(` $branch_operands `)` attr-dict `:`
-    `(` type($branch_operands) `)` `->` `(` type(results) `)`
-  }];
+  // $branch_index $branches ( $branch_operands ) attr-dict : ( types ) -> ( types )
+  let hasCustomAssemblyFormat = 1;
 }
 
 def WhileOp : TFRT_Op<"while"> {
@@ -252,11 +248,9 @@ def WhileOp : TFRT_Op<"while"> {
   let arguments = (ins I1:$cond, Variadic<AnyType>:$arguments,
                    FlatSymbolRefAttr:$body_fn, I64Attr:$parallel_iterations);
   let results = (outs Variadic<AnyType>);
-  let assemblyFormat = [{
-    $cond $body_fn `(` $arguments `)` attr-dict `parallel_iterations` `(`
-    $parallel_iterations `)` `:` `(` type($arguments) `)` `->`
-    `(` type(results) `)`
-  }];
+  // $cond $body_fn ( $arguments ) attr-dict parallel_iterations ( N ) :
+  // ( types ) -> ( types )
+  let hasCustomAssemblyFormat = 1;
 }
 
 def RepeatI32Op : TFRT_Op<"repeat.i32"> {
@@ -273,10 +267,8 @@ def OnceOp : TFRT_Op<"once"> {
   let arguments = (ins Variadic<AnyType>:$arguments,
                    FlatSymbolRefAttr:$function);
   let results = (outs Variadic<AnyType>);
-  let assemblyFormat = [{
-    $function `(` $arguments `)` attr-dict `:` `(` type($arguments) `)` `->`
-    `(` type(results) `)`
-  }];
+  // $function ( $arguments ) attr-dict : ( types ) -> ( types )
+  let hasCustomAssemblyFormat = 1;
 }
 
 def ParallelForI32Op : TFRT_Op<"parallel_for.i32"> {

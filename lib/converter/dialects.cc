@@ -152,6 +152,149 @@ mlir::FailureOr<mlir::func::FuncOp> LookupFunction(
 
 namespace tfrt {
 
+namespace {
+
+// `(T1, T2)` or `()`.
+ParseResult ParseParenTypeList(OpAsmParser& parser,
+                               llvm::SmallVectorImpl<mlir::Type>& types) {
+  if (parser.parseLParen()) return failure();
+  if (succeeded(parser.parseOptionalRParen())) return success();
+  if (parser.parseTypeList(types) || parser.parseRParen()) return failure();
+  return success();
+}
+
+void PrintParenTypeList(OpAsmPrinter& printer, mlir::TypeRange types) {
+  printer << '(';
+  PrintTypeList(printer, types);
+  printer << ')';
+}
+
+// The tail shared by tfrt.cond, tfrt.case, tfrt.while and tfrt.once:
+// `( operands ) attr-dict [keyword] : ( types ) -> ( types )`, where the
+// operands follow `leading` already-parsed operands of types
+// `leading_types`. `before_types` parses what comes between the attribute
+// dictionary and the colon (tfrt.while's parallel_iterations).
+ParseResult ParseCallTail(
+    OpAsmParser& parser, OperationState& result,
+    llvm::ArrayRef<OpAsmParser::UnresolvedOperand> leading,
+    llvm::ArrayRef<mlir::Type> leading_types,
+    llvm::function_ref<ParseResult()> before_types = nullptr) {
+  llvm::SmallVector<OpAsmParser::UnresolvedOperand, 4> operands;
+  llvm::SmallVector<mlir::Type, 4> operand_types, result_types;
+  llvm::SMLoc location = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      (before_types && before_types()) || parser.parseColon() ||
+      ParseParenTypeList(parser, operand_types) || parser.parseArrow() ||
+      ParseParenTypeList(parser, result_types))
+    return failure();
+  if (parser.resolveOperands(leading, leading_types, location,
+                             result.operands) ||
+      parser.resolveOperands(operands, operand_types, location,
+                             result.operands))
+    return failure();
+  result.addTypes(result_types);
+  return success();
+}
+
+void PrintCallTail(OpAsmPrinter& printer, mlir::Operation* op,
+                   mlir::OperandRange operands,
+                   llvm::ArrayRef<llvm::StringRef> elided,
+                   llvm::function_ref<void()> before_types = nullptr) {
+  printer << '(';
+  printer.printOperands(operands);
+  printer << ')';
+  printer.printOptionalAttrDict(op->getAttrs(), elided);
+  if (before_types) before_types();
+  printer << " : ";
+  PrintParenTypeList(printer, operands.getTypes());
+  printer << " -> ";
+  PrintParenTypeList(printer, op->getResultTypes());
+}
+
+}  // namespace
+
+// --- tfrt.cond / tfrt.case / tfrt.while / tfrt.once ---
+
+ParseResult CondOp::parse(OpAsmParser& parser, OperationState& result) {
+  OpAsmParser::UnresolvedOperand cond;
+  mlir::FlatSymbolRefAttr true_fn, false_fn;
+  if (parser.parseOperand(cond) ||
+      parser.parseAttribute(true_fn, "a_true_fn", result.attributes) ||
+      parser.parseAttribute(false_fn, "b_false_fn", result.attributes))
+    return failure();
+  return ParseCallTail(parser, result, {cond},
+                       {parser.getBuilder().getI1Type()});
+}
+
+void CondOp::print(OpAsmPrinter& printer) {
+  printer << ' ' << getCond() << ' ';
+  printer.printAttributeWithoutType(getATrueFnAttr());
+  printer << ' ';
+  printer.printAttributeWithoutType(getBFalseFnAttr());
+  printer << ' ';
+  PrintCallTail(printer, *this, getArgs(), {"a_true_fn", "b_false_fn"});
+}
+
+ParseResult CaseOp::parse(OpAsmParser& parser, OperationState& result) {
+  OpAsmParser::UnresolvedOperand index;
+  mlir::ArrayAttr branches;
+  if (parser.parseOperand(index) ||
+      parser.parseAttribute(branches, "branches", result.attributes))
+    return failure();
+  return ParseCallTail(parser, result, {index},
+                       {parser.getBuilder().getI32Type()});
+}
+
+void CaseOp::print(OpAsmPrinter& printer) {
+  printer << ' ' << getBranchIndex() << ' ';
+  printer.printAttributeWithoutType(getBranchesAttr());
+  printer << ' ';
+  PrintCallTail(printer, *this, getBranchOperands(), {"branches"});
+}
+
+ParseResult WhileOp::parse(OpAsmParser& parser, OperationState& result) {
+  OpAsmParser::UnresolvedOperand cond;
+  mlir::FlatSymbolRefAttr body;
+  if (parser.parseOperand(cond) ||
+      parser.parseAttribute(body, "body_fn", result.attributes))
+    return failure();
+  auto parallel_iterations = [&]() -> ParseResult {
+    mlir::IntegerAttr count;
+    if (parser.parseKeyword("parallel_iterations") || parser.parseLParen() ||
+        parser.parseAttribute(count, parser.getBuilder().getI64Type(),
+                              "parallel_iterations", result.attributes) ||
+        parser.parseRParen())
+      return failure();
+    return success();
+  };
+  return ParseCallTail(parser, result, {cond},
+                       {parser.getBuilder().getI1Type()}, parallel_iterations);
+}
+
+void WhileOp::print(OpAsmPrinter& printer) {
+  printer << ' ' << getCond() << ' ';
+  printer.printAttributeWithoutType(getBodyFnAttr());
+  PrintCallTail(printer, *this, getArguments(),
+                {"body_fn", "parallel_iterations"}, [&] {
+                  printer << " parallel_iterations(" << getParallelIterations()
+                          << ')';
+                });
+}
+
+ParseResult OnceOp::parse(OpAsmParser& parser, OperationState& result) {
+  mlir::FlatSymbolRefAttr function;
+  if (parser.parseAttribute(function, "function", result.attributes))
+    return failure();
+  return ParseCallTail(parser, result, {}, {});
+}
+
+void OnceOp::print(OpAsmPrinter& printer) {
+  printer << ' ';
+  printer.printAttributeWithoutType(getFunctionAttr());
+  PrintCallTail(printer, *this, getArguments(), {"function"});
+}
+
 void TFRTDialect::initialize() {
   allowUnknownOperations();
   allowUnknownTypes();
@@ -569,11 +712,12 @@ LogicalResult ReturnOp::verify() {
   }
   for (unsigned i = 0; i < results.size(); ++i) {
     if (getOperand(i).getType() != results[i]) {
+      // Diagnostics quote types themselves: ('i32').
       return mlir::emitError(getLoc())
-             << "type of return operand " << i << " ('"
+             << "type of return operand " << i << " ("
              << getOperand(i).getType()
-             << "') doesn't match function result type ('" << results[i]
-             << "')";
+             << ") doesn't match function result type (" << results[i]
+             << ")";
     }
   }
   return success();

@@ -10,6 +10,8 @@ def TFRT_Test_Dialect : Dialect {
   let name = "tfrt_test";
   let summary = "Host executor test kernels";
   let cppNamespace = "::bef::converter::tfrt_test";
+  // Test ops produce !tfrt.chain values.
+  let dependentDialects = ["::bef::converter::tfrt::TFRTDialect"];
 }
 
 class Test_Op<string mnemonic, list<Trait> traits = []>

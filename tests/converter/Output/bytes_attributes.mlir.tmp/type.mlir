@@ -1,0 +1,4 @@
+func.func @f() -> !tfrt.chain {
+  %c = tfrt.new.chain {a = f32}
+  tfrt.return %c : !tfrt.chain
+}
