@@ -1,3 +1,0 @@
-func.func @f() {
-  tfrt.return
-}
