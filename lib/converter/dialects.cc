@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -1025,6 +1026,8 @@ void RegisterHostDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TFRTDialect,
                   tfrt_test::TFRTTestDialect, TestSyncDialect,
                   corert::CoreRuntimeDialect>();
+  // func.func bodies may be inlined (bef-opt -inline).
+  mlir::func::registerInlinerExtension(registry);
 }
 
 }  // namespace bef::converter
