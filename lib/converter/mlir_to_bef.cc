@@ -29,7 +29,7 @@ namespace {
 constexpr llvm::StringLiteral kCostAttribute = "_tfrt_cost";
 constexpr llvm::StringLiteral kCompiledAttribute = "tfrt.compiled";
 
-std::string TypeName(mlir::Type type) {
+std::string PrintType(mlir::Type type) {
   std::string name;
   llvm::raw_string_ostream os(name);
   type.print(os);
@@ -212,12 +212,15 @@ class Converter {
           writer_.AddString(named.getName().getValue());
         continue;
       }
-      std::optional<BefAttribute> attribute = ConvertAttribute(value);
-      if (!attribute) {
-        return op->emitError() << "BEF files cannot encode the '"
-                               << named.getName().getValue() << "' attribute";
+      if (!attribute_offsets_.count(value)) {
+        std::optional<BefAttribute> attribute = ConvertAttribute(value);
+        if (!attribute) {
+          return op->emitError() << "BEF files cannot encode the '"
+                                 << named.getName().getValue()
+                                 << "' attribute";
+        }
+        attribute_offsets_[value] = writer_.AddAttribute(*attribute);
       }
-      writer_.AddAttribute(*attribute);
       if (options_.emit_optional_sections) RegisterAttributeTypes(value);
     }
     for (mlir::Region& region : op->getRegions()) {
@@ -230,6 +233,13 @@ class Converter {
   }
 
   void RegisterType(mlir::Type type) { writer_.TypeIndex(TypeName(type)); }
+
+  // Printing a type is costly (it sets up an AsmState); programs use few.
+  const std::string& TypeName(mlir::Type type) {
+    auto [it, inserted] = type_names_.try_emplace(type);
+    if (inserted) it->second = PrintType(type);
+    return it->second;
+  }
 
   // Integer and float attribute values name their types in the Types
   // section (for bef-to-mlir), recursing into arrays.
@@ -525,12 +535,9 @@ class Converter {
         }
         continue;
       }
-      std::optional<BefAttribute> attribute = ConvertAttribute(value);
-      if (!attribute) {
-        return op.emitError() << "BEF files cannot encode the '"
-                              << named.getName().getValue() << "' attribute";
-      }
-      kernel.AddAttribute(*attribute, named.getName().getValue());
+      // Every attribute was converted and added while collecting.
+      kernel.AddAttributeOffset(attribute_offsets_.at(value),
+                                named.getName().getValue());
     }
     for (mlir::Region& region : op.getRegions())
       function_indices.push_back(region_indices_.at(&region));
@@ -573,6 +580,8 @@ class Converter {
   std::vector<BefWriter::Function*> bodies_;
   absl::flat_hash_map<std::string, uint32_t> function_indices_;
   llvm::DenseMap<mlir::Region*, uint32_t> region_indices_;
+  llvm::DenseMap<mlir::Type, std::string> type_names_;
+  llvm::DenseMap<mlir::Attribute, uint32_t> attribute_offsets_;
   CompilationUnits compilation_units_;
 };
 
