@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -16,8 +17,8 @@ struct Node {
   mlir::Operation* op = nullptr;
   int64_t cost = 1;
   int64_t cost_from_root = 1;
-  std::vector<int> children;    // scheduled children, in attach order
-  std::vector<int> side_users;  // non-chain data users other than children
+  llvm::SmallVector<int, 2> children;    // scheduled children, attach order
+  llvm::SmallVector<int, 1> side_users;  // non-chain data users, not children
   int stream = -1;
 };
 
@@ -25,7 +26,7 @@ struct Stream {
   int64_t cost = 0;
   bool has_return = false;
   int merged_into = -1;  // union-find parent; -1 for a surviving stream
-  std::vector<int> nodes;
+  llvm::SmallVector<int, 4> nodes;
 };
 
 bool IsReturn(mlir::Operation* op) {
@@ -44,6 +45,7 @@ class Analyzer {
   Analyzer(mlir::Block& block, const StreamAnalysisOptions& options)
       : threshold_(options.cost_threshold),
         merge_(options.merge_inter_dependent_streams) {
+    nodes_.reserve(block.getOperations().size() + 1);
     nodes_.emplace_back();
     for (mlir::Operation& op : block) {
       node_of_[&op] = static_cast<int>(nodes_.size());

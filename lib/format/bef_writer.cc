@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -327,85 +328,104 @@ void BefWriter::Layout::EmitFunction(const Function& function) {
   const uint32_t num_registers = function.num_registers();
   const uint32_t num_arguments = Uint32(entry.argument_types.size());
 
-  // Uses of each register by kernels, latest kernel and highest slot first.
-  std::vector<std::vector<uint32_t>> users(num_registers);
-  std::vector<uint32_t> num_uses(num_registers, 0);
-  for (auto kernel = function.kernels_.rbegin();
-       kernel != function.kernels_.rend(); ++kernel) {
-    for (auto reg = kernel->arguments_.rbegin();
-         reg != kernel->arguments_.rend(); ++reg) {
-      users[*reg].push_back(kernel->index_);
-      ++num_uses[*reg];
+  // Uses of each register by kernels, latest kernel and highest slot first,
+  // as one array indexed by user_begin (no allocation per register).
+  std::vector<uint32_t> user_begin(num_registers + 1, 0);
+  for (const Kernel& kernel : function.kernels_) {
+    for (uint32_t reg : kernel.arguments_) ++user_begin[reg + 1];
+  }
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    user_begin[reg + 1] += user_begin[reg];
+  }
+  std::vector<uint32_t> users(user_begin[num_registers]);
+  {
+    std::vector<uint32_t> next(user_begin.begin(), user_begin.end() - 1);
+    for (auto kernel = function.kernels_.rbegin();
+         kernel != function.kernels_.rend(); ++kernel) {
+      for (auto reg = kernel->arguments_.rbegin();
+           reg != kernel->arguments_.rend(); ++reg) {
+        users[next[*reg]++] = kernel->index_;
+      }
     }
+  }
+  auto users_of = [&](uint32_t reg) {
+    return std::span<const uint32_t>(users.data() + user_begin[reg],
+                                     user_begin[reg + 1] - user_begin[reg]);
+  };
+  std::vector<uint32_t> num_uses(num_registers);
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    num_uses[reg] = Uint32(users_of(reg).size());
   }
   for (uint32_t reg : function.result_registers_) ++num_uses[reg];
 
-  // Kernel records as FIXED32 words; the pseudo kernel first.
-  std::vector<std::vector<uint32_t>> records;
-  std::vector<uint32_t> zero_operand_kernels;
-  for (const Kernel& kernel : function.kernels_) {
-    if (kernel.arguments_.empty()) zero_operand_kernels.push_back(kernel.index_);
-  }
+  // Kernel records as FIXED32 words, one after the other; the pseudo kernel
+  // first.
+  std::vector<uint32_t> words;
+  std::vector<uint32_t> record_start;
+  words.reserve(function.kernels_.size() * 10 + 16);
   {
-    std::vector<uint32_t> pseudo = {kPseudoKernelCode, kPseudoKernelLocation, 0,
-                                    0, 0, num_arguments + 1};
-    pseudo.push_back(Uint32(zero_operand_kernels.size()));
-    for (uint32_t arg = 0; arg < num_arguments; ++arg) {
-      pseudo.push_back(Uint32(users[arg].size()));
+    record_start.push_back(0);
+    std::vector<uint32_t> zero_operand_kernels;
+    for (const Kernel& kernel : function.kernels_) {
+      if (kernel.arguments_.empty()) {
+        zero_operand_kernels.push_back(kernel.index_);
+      }
     }
-    pseudo.push_back(num_registers);  // the special no-operand register
-    for (uint32_t arg = 0; arg < num_arguments; ++arg) pseudo.push_back(arg);
-    pseudo.insert(pseudo.end(), zero_operand_kernels.begin(),
-                  zero_operand_kernels.end());
+    words.insert(words.end(), {kPseudoKernelCode, kPseudoKernelLocation, 0, 0,
+                               0, num_arguments + 1});
+    words.push_back(Uint32(zero_operand_kernels.size()));
     for (uint32_t arg = 0; arg < num_arguments; ++arg) {
-      pseudo.insert(pseudo.end(), users[arg].begin(), users[arg].end());
+      words.push_back(Uint32(users_of(arg).size()));
     }
-    records.push_back(std::move(pseudo));
+    words.push_back(num_registers);  // the special no-operand register
+    for (uint32_t arg = 0; arg < num_arguments; ++arg) words.push_back(arg);
+    words.insert(words.end(), zero_operand_kernels.begin(),
+                 zero_operand_kernels.end());
+    for (uint32_t arg = 0; arg < num_arguments; ++arg) {
+      auto list = users_of(arg);
+      words.insert(words.end(), list.begin(), list.end());
+    }
   }
 
   uint32_t function_location = EmitLocation(function.location_);
   for (const Kernel& kernel : function.kernels_) {
-    std::vector<std::vector<uint32_t>> used_by;
+    record_start.push_back(Uint32(words.size()));
+    auto used_by = [&](size_t i) {
+      const auto& override_list = kernel.used_by_override_[i];
+      return override_list ? std::span<const uint32_t>(*override_list)
+                           : users_of(kernel.results_[i]);
+    };
+    words.insert(words.end(), {kernel.code_, EmitLocation(kernel.location_),
+                               Uint32(kernel.arguments_.size()),
+                               Uint32(kernel.attributes_.size()),
+                               Uint32(kernel.functions_.size()),
+                               Uint32(kernel.results_.size())});
     for (size_t i = 0; i < kernel.results_.size(); ++i) {
-      used_by.push_back(kernel.used_by_override_[i]
-                            ? *kernel.used_by_override_[i]
-                            : users[kernel.results_[i]]);
+      words.push_back(Uint32(used_by(i).size()));
     }
-    std::vector<uint32_t> record = {
-        kernel.code_,
-        EmitLocation(kernel.location_),
-        Uint32(kernel.arguments_.size()),
-        Uint32(kernel.attributes_.size()),
-        Uint32(kernel.functions_.size()),
-        Uint32(kernel.results_.size())};
-    for (const auto& list : used_by) record.push_back(Uint32(list.size()));
-    for (const auto* words : {&kernel.arguments_, &kernel.attributes_,
-                              &kernel.functions_, &kernel.results_}) {
-      record.insert(record.end(), words->begin(), words->end());
+    for (const auto* list : {&kernel.arguments_, &kernel.attributes_,
+                             &kernel.functions_, &kernel.results_}) {
+      words.insert(words.end(), list->begin(), list->end());
     }
-    for (const auto& list : used_by) {
-      record.insert(record.end(), list.begin(), list.end());
+    for (size_t i = 0; i < kernel.results_.size(); ++i) {
+      auto list = used_by(i);
+      words.insert(words.end(), list.begin(), list.end());
     }
-    records.push_back(std::move(record));
   }
 
   functions_.EmitVbr(function_location);
   functions_.EmitVbr(num_registers);
   for (uint32_t uses : num_uses) functions_.EmitVbr(uses);
-  functions_.EmitVbr(records.size());
-  uint32_t kernel_offset = 0;
-  for (size_t k = 0; k < records.size(); ++k) {
-    functions_.EmitVbr(kernel_offset);
+  functions_.EmitVbr(record_start.size());
+  for (size_t k = 0; k < record_start.size(); ++k) {
+    functions_.EmitVbr(4 * record_start[k]);
     functions_.EmitVbr(k == 0 ? 0 : function.kernels_[k - 1].arguments_.size());
     functions_.EmitVbr(k == 0 ? function.root_stream_
                               : function.kernels_[k - 1].stream_);
-    kernel_offset += Uint32(4 * records[k].size());
   }
   for (uint32_t reg : function.result_registers_) functions_.EmitVbr(reg);
   functions_.EmitAlignment(kKernelEntryAlignment);
-  for (const auto& record : records) {
-    for (uint32_t word : record) functions_.EmitFixed32(word);
-  }
+  for (uint32_t word : words) functions_.EmitFixed32(word);
 }
 
 absl::StatusOr<std::vector<uint8_t>> BefWriter::Layout::Run() {
