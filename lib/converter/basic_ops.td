@@ -200,8 +200,7 @@ def CallOp : TFRT_Op<"call", [CallOpInterface]> {
       return (*this)->getAttrOfType<mlir::SymbolRefAttr>("callee");
     }
     void setCalleeFromCallable(mlir::CallInterfaceCallable callee) {
-      (*this)->setAttr("callee", llvm::cast<mlir::SymbolRefAttr>(
-                                     callee.get<mlir::SymbolRefAttr>()));
+      (*this)->setAttr("callee", llvm::cast<mlir::SymbolRefAttr>(callee));
     }
     mlir::Operation::operand_range getArgOperands() { return getOperands(); }
     mlir::MutableOperandRange getArgOperandsMutable() {

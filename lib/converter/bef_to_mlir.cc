@@ -679,7 +679,7 @@ class Reader {
         }
         returned.push_back(values[reg]);
       }
-      builder.create<tfrt::ReturnOp>(function_location, returned);
+      tfrt::ReturnOp::create(builder, function_location, returned);
       regions[f] = std::move(region);
     }
 
@@ -689,8 +689,8 @@ class Reader {
       const FunctionEntry& entry = functions_[f];
       if (entry.name.empty()) continue;
       if (entry.kind == FunctionKind::kNativeFunction) {
-        auto function = builder.create<mlir::func::FuncOp>(
-            file_location_, entry.name,
+        auto function = mlir::func::FuncOp::create(
+            builder, file_location_, entry.name,
             builder.getFunctionType(entry.arguments, entry.results));
         function.setPrivate();
         function->setAttr("tfrt.native", builder.getUnitAttr());
@@ -700,8 +700,8 @@ class Reader {
       mlir::Block& block = region.front();
       auto results = block.getTerminator()->getOperandTypes();
       llvm::SmallVector<mlir::Type, 4> inputs(block.getArgumentTypes());
-      auto function = builder.create<mlir::func::FuncOp>(
-          LocationAt(bodies_[f].location), entry.name,
+      auto function = mlir::func::FuncOp::create(
+          builder, LocationAt(bodies_[f].location), entry.name,
           builder.getFunctionType(inputs, llvm::to_vector(results)));
       function.getBody().takeBody(region);
       if (entry.kind == FunctionKind::kSyncBefFunction)

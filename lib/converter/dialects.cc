@@ -103,7 +103,7 @@ void AddEmptyReturnBlock(mlir::Region& region, mlir::TypeRange types,
   for (mlir::Type type : types) block->addArgument(type, location);
   mlir::OpBuilder builder(context);
   builder.setInsertionPointToEnd(block);
-  builder.create<tfrt::ReturnOp>(location);
+  tfrt::ReturnOp::create(builder, location);
 }
 
 void PrintTypeList(OpAsmPrinter& printer, mlir::TypeRange types) {
@@ -311,13 +311,21 @@ void TFRTDialect::initialize() {
 }
 
 mlir::Type TFRTDialect::parseType(mlir::DialectAsmParser& parser) const {
+  // The generated parser handles chain/string/tensor_type/device; any
+  // other keyword is an opaque type.
   llvm::StringRef spec = parser.getFullSymbolSpec();
-  mlir::MLIRContext* context = getContext();
-  if (spec == "chain") return ChainType::get(context);
-  if (spec == "string") return StringType::get(context);
-  if (spec == "tensor_type") return TensorTypeType::get(context);
-  if (spec == "device") return DeviceType::get(context);
-  return ParseOpaqueType(parser, "tfrt");
+  llvm::StringRef mnemonic;
+  mlir::Type type;
+  llvm::SMLoc location = parser.getCurrentLocation();
+  if (!spec.contains('<')) {
+    mlir::OptionalParseResult known =
+        generatedTypeParser(parser, &mnemonic, type);
+    if (known.has_value()) return succeeded(*known) ? type : mlir::Type();
+    return mlir::OpaqueType::get(
+        mlir::StringAttr::get(getContext(), getNamespace()), mnemonic);
+  }
+  parser.emitError(location) << "unknown tfrt type " << spec;
+  return {};
 }
 
 void TFRTDialect::printType(mlir::Type type,
