@@ -1033,7 +1033,8 @@ void CoreRuntimeDialect::printType(mlir::Type,
 void RegisterHostDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TFRTDialect,
                   tfrt_test::TFRTTestDialect, TestSyncDialect,
-                  corert::CoreRuntimeDialect>();
+                  corert::CoreRuntimeDialect, tfrt_tensor::TFRTTensorDialect,
+                  tfrt_dht::TFRTDHTDialect>();
   // func.func bodies may be inlined (bef-opt -inline).
   mlir::func::registerInlinerExtension(registry);
 }

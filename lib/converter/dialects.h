@@ -1,7 +1,8 @@
 // The host-program dialects as MLIR dialects: `tfrt` (basic kernels),
-// `tfrt_test` (test kernels), `tfrt_test_sync` (declared, no ops) and the
-// part of `corert` host programs use (the `#corert.shape<...>` attribute and
-// its opaque types such as `!corert.string`).
+// `tfrt_test` (test kernels), `tfrt_test_sync` (declared, no ops), the part
+// of `corert` host programs use (the `#corert.shape<...>` attribute and its
+// opaque types such as `!corert.string`), and the host tensor dialects
+// implemented so far (`tfrt_tensor`, `tfrt_dht`).
 //
 // The op definitions live in basic_ops.td / test_ops.td (ODS); this header
 // declares the generated classes. Both `tfrt` and `tfrt_test` allow unknown
@@ -35,6 +36,12 @@
 #include "lib/converter/TestOpsDialect.h.inc"
 #define GET_OP_CLASSES
 #include "lib/converter/TestOps.h.inc"
+
+#include "lib/converter/TensorOpsDialect.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "lib/converter/TensorOpsTypes.h.inc"
+#define GET_OP_CLASSES
+#include "lib/converter/TensorOps.h.inc"
 
 namespace bef::converter {
 

@@ -1,0 +1,122 @@
+// Host tensors, part 1: shapes, host buffers and dense host tensors
+// (../shared/spec/host-tensors.md §3.1, §4.1, §4.5).
+//
+// A DenseHostTensor is metadata (dtype, shape) plus a reference-counted
+// HostBuffer holding the elements contiguously in row-major order. Tensors
+// are shared, never copied: a tensor passed to several kernels is the same
+// object, and kernels that write a tensor write its buffer in place. Several
+// tensors may view one buffer (a tensor made from a buffer or a slice).
+//
+// Buffers come from the HostAllocator (so the leak-check allocator sees
+// them) aligned to max(16, element alignment); a slice keeps its parent
+// alive and shares its memory.
+#ifndef BEF_TENSOR_DENSE_HOST_TENSOR_H_
+#define BEF_TENSOR_DENSE_HOST_TENSOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bef/format/bef_encoding.h"
+#include "bef/host/host_allocator.h"
+
+namespace bef {
+
+// `!ts.shape`: a rank and signed 64-bit dimensions (any value, including 0
+// and negative ones).
+class TensorShape {
+ public:
+  TensorShape() = default;
+  explicit TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  TensorShape(std::span<const int64_t> dims) : dims_(dims.begin(), dims.end()) {}
+
+  size_t rank() const { return dims_.size(); }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  // Product of the dimensions (1 for rank 0; negative or zero dimensions
+  // make it negative or zero).
+  int64_t NumElements() const;
+  // `[2, 3]`, `[]`.
+  std::string ToString() const;
+
+  friend bool operator==(const TensorShape& a, const TensorShape& b) {
+    return a.dims_ == b.dims_;
+  }
+
+ private:
+  std::vector<int64_t> dims_;
+};
+
+// `!ht.host_buffer`: a reference-counted byte range, owned (allocated from
+// a HostAllocator) or a slice of a parent buffer.
+class HostBuffer {
+ public:
+  // Null when the allocator refuses.
+  static std::shared_ptr<HostBuffer> Allocate(HostAllocator* allocator,
+                                              size_t size, size_t alignment);
+  // Bytes [offset, offset + size) of `parent`, sharing its memory. Like
+  // TFRT, no range check: reading outside the parent is undefined.
+  static std::shared_ptr<HostBuffer> Slice(std::shared_ptr<HostBuffer> parent,
+                                           size_t offset, size_t size);
+  ~HostBuffer();
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  HostBuffer(void* data, size_t size, HostAllocator* allocator,
+             std::shared_ptr<HostBuffer> parent)
+      : data_(data),
+        size_(size),
+        allocator_(allocator),
+        parent_(std::move(parent)) {}
+
+  void* data_;
+  size_t size_;
+  HostAllocator* allocator_;            // owner, for owned buffers
+  std::shared_ptr<HostBuffer> parent_;  // for slices
+};
+
+class DenseHostTensor {
+ public:
+  DenseHostTensor(DType dtype, TensorShape shape,
+                  std::shared_ptr<HostBuffer> buffer)
+      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+
+  // A tensor with a fresh, uninitialized buffer; null buffer on failure.
+  static std::shared_ptr<HostBuffer> AllocateBuffer(HostAllocator* allocator,
+                                                    DType dtype,
+                                                    const TensorShape& shape);
+
+  DType dtype() const { return dtype_; }
+  const TensorShape& shape() const { return shape_; }
+  int64_t NumElements() const { return shape_.NumElements(); }
+  const std::shared_ptr<HostBuffer>& buffer() const { return buffer_; }
+  void* data() const { return buffer_ ? buffer_->data() : nullptr; }
+  size_t DataSize() const;
+
+  // `DenseHostTensor dtype = i32, shape = [2], values = [1, 2]`: at most 16
+  // elements, then `, ... `.
+  std::string ToString() const;
+
+ private:
+  DType dtype_;
+  TensorShape shape_;
+  std::shared_ptr<HostBuffer> buffer_;
+};
+
+// One element as TFRT prints it: integers in decimal, i1 as 1/0, floats as
+// `%e` (NaN `nan`, infinities `INF`/`-INF`), complex `(re,im)`, f16
+// `fp16(bits)`, bf16 `bf16(bits)`, quantized `qi8(n)`.
+std::string FormatElement(DType dtype, const void* element);
+
+// LLVM's stream formatting of a double: `%e`, NaN `nan`, +/-inf `INF`/`-INF`.
+std::string FormatDouble(double value);
+
+}  // namespace bef
+
+#endif  // BEF_TENSOR_DENSE_HOST_TENSOR_H_

@@ -1,0 +1,132 @@
+// Kernels of the host tensor library (../shared/spec/host-tensors.md §5):
+// so far the dense-tensor printers and tfrt_test.const_dense_attr
+// (host-dialects.md §3.5), which makes a DenseHostTensor from a BEF dense
+// attribute.
+//
+// Tensor operands are checked at run time: a value that is not a host tensor
+// is an error, never a reinterpretation (TFRT does not check).
+#include <complex>
+#include <cstring>
+#include <utility>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "bef/host/host_context.h"
+#include "bef/host/kernel_utils.h"
+#include "bef/kernels/kernel_types.h"
+#include "bef/support/string_view.h"
+#include "bef/tensor/dense_host_tensor.h"
+
+namespace bef {
+namespace {
+
+absl::StatusOr<const DenseHostTensor*> DenseTensorOperand(AsyncValue* value,
+                                                         std::string_view kernel) {
+  if (!value->IsType<DenseHostTensor>()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kernel), ": the operand is not a dense host tensor"));
+  }
+  return &value->get<DenseHostTensor>();
+}
+
+// tfrt_test.const_dense_attr: the attribute's dtype, shape and element
+// bytes, copied into a new tensor.
+absl::StatusOr<DenseHostTensor> ConstDenseAttr(DenseAttribute dense,
+                                               HostContext* host) {
+  TensorShape shape(dense.shape());
+  std::shared_ptr<HostBuffer> buffer =
+      DenseHostTensor::AllocateBuffer(host->allocator(), dense.dtype(), shape);
+  if (!buffer) return absl::InternalError("Cannot allocate tensor");
+  DenseHostTensor tensor(dense.dtype(), std::move(shape), std::move(buffer));
+  std::memcpy(tensor.data(), dense.data(),
+              std::min(tensor.DataSize(), dense.data_size()));
+  return tensor;
+}
+
+// tfrt_dht.print_tensor: (tensor, chain) -> chain.
+absl::StatusOr<Chain> PrintTensor(RemainingArguments arguments) {
+  if (arguments.size() == 0)
+    return absl::InvalidArgumentError("tfrt_dht.print_tensor needs a tensor");
+  auto tensor = DenseTensorOperand(arguments[0], "tfrt_dht.print_tensor");
+  if (!tensor.ok()) return tensor.status();
+  PrintToStdout(absl::StrCat((*tensor)->ToString(), "\n"));
+  return Chain();
+}
+
+// tfrt_dht.print_tensor_shape: (dense tensor[, chain]) -> chain.
+absl::StatusOr<Chain> PrintTensorShape(RemainingArguments arguments) {
+  if (arguments.size() == 0) {
+    return absl::InvalidArgumentError(
+        "tfrt_dht.print_tensor_shape needs a tensor");
+  }
+  auto tensor = DenseTensorOperand(arguments[0], "tfrt_dht.print_tensor_shape");
+  if (!tensor.ok()) return tensor.status();
+  PrintToStdout(absl::StrCat((*tensor)->shape().ToString(), "\n"));
+  return Chain();
+}
+
+// tfrt_dht.tensor_equal.T: equal dtype, shape and elements (`==` on T, so
+// NaN differs from itself and -0 equals 0); the chain is forwarded.
+template <typename T>
+absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
+    RemainingArguments arguments) {
+  if (arguments.size() != 3) {
+    return absl::InvalidArgumentError(
+        "tfrt_dht.tensor_equal takes two tensors and a chain");
+  }
+  auto a = DenseTensorOperand(arguments[0], "tfrt_dht.tensor_equal");
+  if (!a.ok()) return a.status();
+  auto b = DenseTensorOperand(arguments[1], "tfrt_dht.tensor_equal");
+  if (!b.ok()) return b.status();
+  bool equal = (*a)->dtype() == (*b)->dtype() && (*a)->shape() == (*b)->shape();
+  if (equal && (*a)->DataSize() == (*b)->DataSize() &&
+      DTypeSize((*a)->dtype()) == sizeof(T)) {
+    const char* x = static_cast<const char*>((*a)->data());
+    const char* y = static_cast<const char*>((*b)->data());
+    for (size_t i = 0; equal && i < (*a)->DataSize(); i += sizeof(T)) {
+      T u, v;
+      std::memcpy(&u, x + i, sizeof(T));
+      std::memcpy(&v, y + i, sizeof(T));
+      equal = u == v;
+    }
+  }
+  return std::pair<bool, RCReference<AsyncValue>>(equal,
+                                                  FormRef(arguments[2]));
+}
+
+void RegisterTensorKernels(KernelRegistry* registry) {
+  registry->AddKernel("tfrt_test.const_dense_attr", BEF_KERNEL(ConstDenseAttr));
+  registry->AddKernel("tfrt_dht.print_tensor", BEF_KERNEL(PrintTensor));
+  registry->AddKernel("tfrt_dht.print_tensor_shape",
+                      BEF_KERNEL(PrintTensorShape));
+  registry->AddKernel("tfrt_dht.tensor_equal.ui8",
+                      BEF_KERNEL(TensorEqualKernel<uint8_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.ui32",
+                      BEF_KERNEL(TensorEqualKernel<uint32_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.ui64",
+                      BEF_KERNEL(TensorEqualKernel<uint64_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.i8",
+                      BEF_KERNEL(TensorEqualKernel<int8_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.i32",
+                      BEF_KERNEL(TensorEqualKernel<int32_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.i64",
+                      BEF_KERNEL(TensorEqualKernel<int64_t>));
+  registry->AddKernel("tfrt_dht.tensor_equal.bool",
+                      BEF_KERNEL(TensorEqualKernel<bool>));
+  registry->AddKernel("tfrt_dht.tensor_equal.f32",
+                      BEF_KERNEL(TensorEqualKernel<float>));
+  registry->AddKernel("tfrt_dht.tensor_equal.f64",
+                      BEF_KERNEL(TensorEqualKernel<double>));
+  registry->AddKernel("tfrt_dht.tensor_equal.complex64",
+                      BEF_KERNEL(TensorEqualKernel<std::complex<float>>));
+  registry->AddKernel("tfrt_dht.tensor_equal.complex128",
+                      BEF_KERNEL(TensorEqualKernel<std::complex<double>>));
+}
+
+}  // namespace
+
+BEF_STATIC_KERNEL_REGISTRATION(RegisterTensorKernels);
+
+}  // namespace bef

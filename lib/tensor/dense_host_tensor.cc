@@ -1,0 +1,153 @@
+#include "bef/tensor/dense_host_tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "bef/support/string_view.h"
+
+namespace bef {
+
+int64_t TensorShape::NumElements() const {
+  int64_t count = 1;
+  for (int64_t dim : dims_) count *= dim;
+  return count;
+}
+
+std::string TensorShape::ToString() const {
+  std::string text = "[";
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    absl::StrAppend(&text, i ? ", " : "", dims_[i]);
+  }
+  return text + "]";
+}
+
+std::shared_ptr<HostBuffer> HostBuffer::Allocate(HostAllocator* allocator,
+                                                 size_t size,
+                                                 size_t alignment) {
+  // Allocators may refuse zero-byte requests; keep one byte behind empty
+  // tensors so every tensor has a buffer.
+  void* data = allocator->AllocateBytes(std::max<size_t>(size, 1), alignment);
+  if (data == nullptr) return nullptr;
+  return std::shared_ptr<HostBuffer>(
+      new HostBuffer(data, size, allocator, nullptr));
+}
+
+std::shared_ptr<HostBuffer> HostBuffer::Slice(
+    std::shared_ptr<HostBuffer> parent, size_t offset, size_t size) {
+  void* data = static_cast<char*>(parent->data()) + offset;
+  return std::shared_ptr<HostBuffer>(
+      new HostBuffer(data, size, nullptr, std::move(parent)));
+}
+
+HostBuffer::~HostBuffer() {
+  if (allocator_ != nullptr) {
+    allocator_->DeallocateBytes(data_, std::max<size_t>(size_, 1));
+  }
+}
+
+std::shared_ptr<HostBuffer> DenseHostTensor::AllocateBuffer(
+    HostAllocator* allocator, DType dtype, const TensorShape& shape) {
+  int64_t count = std::max<int64_t>(shape.NumElements(), 0);
+  size_t size = static_cast<size_t>(count) * DTypeSize(dtype);
+  size_t alignment = std::max<size_t>(16, DTypeAlignment(dtype));
+  return HostBuffer::Allocate(allocator, size, alignment);
+}
+
+size_t DenseHostTensor::DataSize() const {
+  int64_t count = std::max<int64_t>(NumElements(), 0);
+  return static_cast<size_t>(count) * DTypeSize(dtype_);
+}
+
+std::string FormatDouble(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "INF" : "-INF";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.6e", value);
+  return buffer;
+}
+
+namespace {
+
+template <typename T>
+T Load(const void* element) {
+  T value;
+  std::memcpy(&value, element, sizeof(T));
+  return value;
+}
+
+}  // namespace
+
+std::string FormatElement(DType dtype, const void* element) {
+  switch (dtype) {
+    case DType::kUI8:
+      return absl::StrCat(Load<uint8_t>(element));
+    case DType::kUI16:
+      return absl::StrCat(Load<uint16_t>(element));
+    case DType::kUI32:
+      return absl::StrCat(Load<uint32_t>(element));
+    case DType::kUI64:
+      return absl::StrCat(Load<uint64_t>(element));
+    case DType::kI1:
+      return Load<uint8_t>(element) != 0 ? "1" : "0";
+    case DType::kI8:
+      return absl::StrCat(Load<int8_t>(element));
+    case DType::kI16:
+      return absl::StrCat(Load<int16_t>(element));
+    case DType::kI32:
+      return absl::StrCat(Load<int32_t>(element));
+    case DType::kI64:
+      return absl::StrCat(Load<int64_t>(element));
+    case DType::kF32:
+      return FormatDouble(Load<float>(element));
+    case DType::kF64:
+      return FormatDouble(Load<double>(element));
+    case DType::kComplex64: {
+      auto value = Load<std::complex<float>>(element);
+      return absl::StrCat("(", FormatDouble(value.real()), ",",
+                          FormatDouble(value.imag()), ")");
+    }
+    case DType::kComplex128: {
+      auto value = Load<std::complex<double>>(element);
+      return absl::StrCat("(", FormatDouble(value.real()), ",",
+                          FormatDouble(value.imag()), ")");
+    }
+    case DType::kF16:
+      return absl::StrCat("fp16(", Load<uint16_t>(element), ")");
+    case DType::kBF16:
+      return absl::StrCat("bf16(", Load<uint16_t>(element), ")");
+    case DType::kQUI8:
+      return absl::StrCat("qu8(", Load<uint8_t>(element), ")");
+    case DType::kQUI16:
+      return absl::StrCat("qu16(", Load<uint16_t>(element), ")");
+    case DType::kQI8:
+      return absl::StrCat("qi8(", Load<int8_t>(element), ")");
+    case DType::kQI16:
+      return absl::StrCat("qi16(", Load<int16_t>(element), ")");
+    case DType::kQI32:
+      return absl::StrCat("qi32(", Load<int32_t>(element), ")");
+    default:
+      return "<unsupported>";
+  }
+}
+
+std::string DenseHostTensor::ToString() const {
+  constexpr int64_t kMaxPrinted = 16;
+  std::string text =
+      absl::StrCat("DenseHostTensor dtype = ", ToAbsl(DTypeName(dtype_)),
+                   ", shape = ", shape_.ToString(), ", values = [");
+  int64_t count = std::max<int64_t>(NumElements(), 0);
+  size_t size = DTypeSize(dtype_);
+  const char* bytes = static_cast<const char*>(data());
+  for (int64_t i = 0; i < std::min(count, kMaxPrinted) && size != 0; ++i) {
+    absl::StrAppend(&text, i ? ", " : "",
+                    FormatElement(dtype_, bytes + i * size));
+  }
+  if (count > kMaxPrinted) text += ", ... ";
+  return text + "]";
+}
+
+}  // namespace bef
