@@ -50,4 +50,116 @@ foreach dtype = ["ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool",
   }
 }
 
+//===----------------------------------------------------------------------===//
+// ts: tensor shapes (host-tensors.md §3, §5.7). Unknown ops are not allowed.
+//===----------------------------------------------------------------------===//
+
+def TS_Dialect : Dialect {
+  let name = "ts";
+  let summary = "Tensor shapes";
+  let cppNamespace = "::bef::converter::ts";
+  let dependentDialects = ["::bef::converter::tfrt::TFRTDialect"];
+  let extraClassDeclaration = [{
+    mlir::Type parseType(mlir::DialectAsmParser& parser) const override;
+    void printType(mlir::Type type,
+                   mlir::DialectAsmPrinter& printer) const override;
+  }];
+}
+
+def TS_ShapeType : TypeDef<TS_Dialect, "Shape"> {
+  let mnemonic = "shape";
+  let summary = "!ts.shape type";
+}
+def TS_PartialShapeType : TypeDef<TS_Dialect, "PartialShape"> {
+  let mnemonic = "partial_shape";
+  let summary = "!ts.partial_shape type";
+}
+
+// `!ts.fixed_rank_shape.N`: an opaque type of the ts dialect, as in TFRT.
+class TS_FixedRankShape<int rank>
+    : Type<CPred<"::llvm::isa<::mlir::OpaqueType>($_self) && "
+                 "::llvm::cast<::mlir::OpaqueType>($_self).getTypeData() == "
+                 "\"fixed_rank_shape." # rank # "\"">,
+           "fixed_rank_shape">,
+      BuildableType<"::mlir::OpaqueType::get($_builder.getStringAttr(\"ts\"), "
+                    "\"fixed_rank_shape." # rank # "\")">;
+
+class TS_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TS_Dialect, mnemonic, traits>;
+
+def TS_BuildShapeOp : TS_Op<"build_shape", [Pure]> {
+  let summary = "ts.build_shape operation";
+  let arguments = (ins I64ArrayAttr:$value);
+  let results = (outs TS_ShapeType);
+  let assemblyFormat = "$value attr-dict";
+}
+def TS_PrintShapeOp : TS_Op<"print_shape"> {
+  let summary = "ts.print_shape operation";
+  let arguments = (ins TS_ShapeType:$shape, TFRT_ChainType:$in_chain);
+  let results = (outs TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+def TS_EqualShapeOp : TS_Op<"equal_shape", [Pure]> {
+  let summary = "ts.equal_shape operation";
+  let arguments = (ins TS_ShapeType:$lhs, TS_ShapeType:$rhs);
+  let results = (outs I1);
+  let assemblyFormat = "operands attr-dict";
+}
+def TS_GetDimensionOp : TS_Op<"get_dimension", [Pure]> {
+  let summary = "ts.get_dimension operation";
+  let arguments = (ins TS_ShapeType:$shape, I32:$index);
+  let results = (outs I64);
+  let assemblyFormat = "operands attr-dict";
+}
+def TS_GetNumElementsOp : TS_Op<"get_num_elements", [Pure]> {
+  let summary = "ts.get_num_elements operation";
+  let arguments = (ins TS_ShapeType:$shape);
+  let results = (outs I64);
+  let assemblyFormat = "operands attr-dict";
+}
+foreach rank = [0, 1, 2, 3] in {
+  def TS_AsFixedRankShapeOp # rank : TS_Op<"as_fixed_rank_shape." # rank, [Pure]> {
+    let summary = "ts.as_fixed_rank_shape operation";
+    let arguments = (ins TS_ShapeType:$shape);
+    let results = (outs TS_FixedRankShape<rank>);
+    let assemblyFormat = "operands attr-dict";
+  }
+  def TS_PrintFixedRankShapeOp # rank : TS_Op<"print_fixed_rank_shape." # rank> {
+    let summary = "ts.print_fixed_rank_shape operation";
+    let arguments = (ins TS_FixedRankShape<rank>:$shape, TFRT_ChainType:$in_chain);
+    let results = (outs TFRT_ChainType);
+    let assemblyFormat = "operands attr-dict";
+  }
+}
+def TS_BuildPartialShapeOp : TS_Op<"build_partial_shape", [Pure]> {
+  let summary = "ts.build_partial_shape operation";
+  let arguments = (ins I64ArrayAttr:$value);
+  let results = (outs TS_PartialShapeType);
+  let assemblyFormat = "$value attr-dict";
+}
+def TS_BuildUnrankedPartialShapeOp
+    : TS_Op<"build_unranked_partial_shape", [Pure]> {
+  let summary = "ts.build_unranked_partial_shape operation";
+  let results = (outs TS_PartialShapeType);
+  let assemblyFormat = "attr-dict";
+}
+def TS_PrintPartialShapeOp : TS_Op<"print_partial_shape"> {
+  let summary = "ts.print_partial_shape operation";
+  let arguments = (ins TS_PartialShapeType:$shape, TFRT_ChainType:$in_chain);
+  let results = (outs TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+def TS_ToShapeOp : TS_Op<"to_shape"> {
+  let summary = "ts.to_shape operation";
+  let arguments = (ins TS_PartialShapeType:$shape);
+  let results = (outs TS_ShapeType);
+  let assemblyFormat = "operands attr-dict";
+}
+def TS_ToPartialShapeOp : TS_Op<"to_partial_shape", [Pure]> {
+  let summary = "ts.to_partial_shape operation";
+  let arguments = (ins TS_ShapeType:$shape);
+  let results = (outs TS_PartialShapeType);
+  let assemblyFormat = "operands attr-dict";
+}
+
 #endif  // BEF_CONVERTER_TENSOR_OPS_TD_
