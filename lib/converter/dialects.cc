@@ -1034,7 +1034,8 @@ void RegisterHostDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TFRTDialect,
                   tfrt_test::TFRTTestDialect, TestSyncDialect,
                   corert::CoreRuntimeDialect, tfrt_tensor::TFRTTensorDialect,
-                  tfrt_dht::TFRTDHTDialect, ts::TSDialect>();
+                  tfrt_dht::TFRTDHTDialect, tfrt_dht_sync::TFRTDHTSyncDialect,
+                  ht::HTDialect, ts::TSDialect>();
   // func.func bodies may be inlined (bef-opt -inline).
   mlir::func::registerInlinerExtension(registry);
 }

@@ -2,7 +2,7 @@
 // `tfrt_test` (test kernels), `tfrt_test_sync` (declared, no ops), the part
 // of `corert` host programs use (the `#corert.shape<...>` attribute and its
 // opaque types such as `!corert.string`), and the host tensor dialects
-// implemented so far (`tfrt_tensor`, `tfrt_dht`, `ts`).
+// implemented so far (`tfrt_tensor`, `tfrt_dht`, `ht`, `ts`).
 //
 // The op definitions live in basic_ops.td / test_ops.td (ODS); this header
 // declares the generated classes. Both `tfrt` and `tfrt_test` allow unknown
@@ -37,15 +37,22 @@
 #define GET_OP_CLASSES
 #include "lib/converter/TestOps.h.inc"
 
+#include "lib/converter/BufferOpsDialect.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "lib/converter/BufferOpsTypes.h.inc"
+
+#include "lib/converter/ShapeOpsDialect.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "lib/converter/ShapeOpsTypes.h.inc"
+
 #include "lib/converter/TensorOpsDialect.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "lib/converter/TensorOpsTypes.h.inc"
 #define GET_OP_CLASSES
 #include "lib/converter/TensorOps.h.inc"
+#define GET_OP_CLASSES
+#include "lib/converter/SyncTensorOps.h.inc"
 
-#include "lib/converter/ShapeOpsDialect.h.inc"
-#define GET_TYPEDEF_CLASSES
-#include "lib/converter/ShapeOpsTypes.h.inc"
 #define GET_OP_CLASSES
 #include "lib/converter/ShapeOps.h.inc"
 

@@ -51,4 +51,5 @@ void TFRTDHTDialect::initialize() {
 }
 
 }  // namespace tfrt_dht
+
 }  // namespace bef::converter

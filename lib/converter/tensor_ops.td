@@ -19,35 +19,16 @@ def TFRT_TensorType : TypeDef<TFRT_Tensor_Dialect, "Tensor"> {
   let summary = "!tfrt_tensor.tensor type";
 }
 
-def TFRT_DHT_Dialect : Dialect {
-  let name = "tfrt_dht";
-  let summary = "Dense host tensor ops";
-  let cppNamespace = "::bef::converter::tfrt_dht";
-  let dependentDialects = ["::bef::converter::tfrt::TFRTDialect",
-                           "::bef::converter::tfrt_tensor::TFRTTensorDialect"];
+def HT_Dialect : Dialect {
+  let name = "ht";
+  let summary = "Host buffers";
+  let cppNamespace = "::bef::converter::ht";
+  let useDefaultTypePrinterParser = 1;
 }
 
-class DHT_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TFRT_DHT_Dialect, mnemonic, traits>;
-
-def PrintTensorOp : DHT_Op<"print_tensor"> {
-  let summary = "tfrt_dht.print_tensor operation";
-  let arguments = (ins TFRT_TensorType:$input, TFRT_ChainType:$in_chain);
-  let results = (outs TFRT_ChainType);
-  let assemblyFormat = "operands attr-dict";
-}
-
-// tfrt_dht.tensor_equal.T: (tensor, tensor, chain) -> (i1, chain). Op
-// definitions exist for these T; other dtypes use the generic form.
-foreach dtype = ["ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool",
-                 "complex64", "complex128"] in {
-  def DHT_TensorEqualOp # dtype : DHT_Op<"tensor_equal." # dtype> {
-    let summary = "tfrt_dht.tensor_equal operation";
-    let arguments = (ins TFRT_TensorType:$lhs, TFRT_TensorType:$rhs,
-                     TFRT_ChainType:$in_chain);
-    let results = (outs I1, TFRT_ChainType);
-    let assemblyFormat = "operands attr-dict";
-  }
+def HT_HostBufferType : TypeDef<HT_Dialect, "HostBuffer"> {
+  let mnemonic = "host_buffer";
+  let summary = "!ht.host_buffer type";
 }
 
 //===----------------------------------------------------------------------===//
@@ -159,6 +140,170 @@ def TS_ToPartialShapeOp : TS_Op<"to_partial_shape", [Pure]> {
   let summary = "ts.to_partial_shape operation";
   let arguments = (ins TS_ShapeType:$shape);
   let results = (outs TS_PartialShapeType);
+  let assemblyFormat = "operands attr-dict";
+}
+
+def TFRT_DHT_Dialect : Dialect {
+  let name = "tfrt_dht";
+  let summary = "Dense host tensor ops";
+  let cppNamespace = "::bef::converter::tfrt_dht";
+  let dependentDialects = ["::bef::converter::tfrt::TFRTDialect",
+                           "::bef::converter::tfrt_tensor::TFRTTensorDialect",
+                           "::bef::converter::ht::HTDialect"];
+}
+
+class DHT_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TFRT_DHT_Dialect, mnemonic, traits>;
+
+def PrintTensorOp : DHT_Op<"print_tensor"> {
+  let summary = "tfrt_dht.print_tensor operation";
+  let arguments = (ins TFRT_TensorType:$input, TFRT_ChainType:$in_chain);
+  let results = (outs TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+
+// tfrt_dht.tensor_equal.T: (tensor, tensor, chain) -> (i1, chain). Op
+// definitions exist for these T; other dtypes use the generic form.
+foreach dtype = ["ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool",
+                 "complex64", "complex128"] in {
+  def DHT_TensorEqualOp # dtype : DHT_Op<"tensor_equal." # dtype> {
+    let summary = "tfrt_dht.tensor_equal operation";
+    let arguments = (ins TFRT_TensorType:$lhs, TFRT_TensorType:$rhs,
+                     TFRT_ChainType:$in_chain);
+    let results = (outs I1, TFRT_ChainType);
+    let assemblyFormat = "operands attr-dict";
+  }
+}
+
+// Ops with custom syntax for these dtypes; other dtypes (f64, i8, f16, bf16),
+// rank 5 and the other kernels are written in generic form (as in TFRT).
+foreach dtype = ["ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool",
+                 "complex64", "complex128"] in {
+  foreach rank = [0, 1, 2, 3, 4] in {
+    def DHT_CreateUninitializedTensorOp # dtype # rank
+        : DHT_Op<"create_uninitialized_tensor." # dtype # "." # rank> {
+      let summary = "tfrt_dht.create_uninitialized_tensor operation";
+      let arguments = (ins I64ArrayAttr:$shape);
+      let results = (outs TFRT_TensorType);
+      let assemblyFormat = "$shape attr-dict";
+    }
+  }
+  def DHT_FillTensorWithConstantOp # dtype
+      : DHT_Op<"fill_tensor_with_constant." # dtype> {
+    let summary = "tfrt_dht.fill_tensor_with_constant operation";
+    let arguments = (ins TFRT_TensorType:$tensor, TFRT_ChainType:$in_chain,
+                     AnyAttr:$value);
+    let results = (outs TFRT_ChainType);
+    let assemblyFormat = "operands $value attr-dict";
+  }
+  def DHT_SetTensorWithConstantValuesOp # dtype
+      : DHT_Op<"set_tensor_with_constant_values." # dtype> {
+    let summary = "tfrt_dht.set_tensor_with_constant_values operation";
+    let arguments = (ins TFRT_TensorType:$tensor, TFRT_ChainType:$in_chain,
+                     ArrayAttr:$values);
+    let results = (outs TFRT_ChainType);
+    let assemblyFormat = "operands $values attr-dict";
+  }
+  def DHT_MakeTensorOp # dtype : DHT_Op<"make_tensor." # dtype> {
+    let summary = "tfrt_dht.make_tensor operation";
+    let arguments = (ins HT_HostBufferType:$buffer, TS_ShapeType:$shape,
+                     TFRT_ChainType:$in_chain);
+    let results = (outs TFRT_TensorType, TFRT_ChainType);
+    let assemblyFormat = "operands attr-dict";
+  }
+}
+
+def DHT_AllocateBufferOp : DHT_Op<"allocate_buffer"> {
+  let summary = "tfrt_dht.allocate_buffer operation";
+  let arguments = (ins I64:$size, I64:$alignment);
+  let results = (outs HT_HostBufferType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHT_GetBufferOp : DHT_Op<"get_buffer"> {
+  let summary = "tfrt_dht.get_buffer operation";
+  let arguments = (ins TFRT_TensorType:$tensor, TFRT_ChainType:$in_chain);
+  let results = (outs HT_HostBufferType, TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHT_GetBufferSliceOp : DHT_Op<"get_buffer_slice"> {
+  let summary = "tfrt_dht.get_buffer_slice operation";
+  let arguments = (ins HT_HostBufferType:$parent, I64:$offset, I64:$size);
+  let results = (outs HT_HostBufferType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHT_PrintBufferOp : DHT_Op<"print_buffer"> {
+  let summary = "tfrt_dht.print_buffer operation";
+  let arguments = (ins HT_HostBufferType:$buffer, TFRT_ChainType:$in_chain);
+  let results = (outs TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHT_GetTensorShapeOp : DHT_Op<"get_tensor_shape"> {
+  let summary = "tfrt_dht.get_tensor_shape operation";
+  let arguments = (ins TFRT_TensorType:$tensor);
+  let results = (outs TS_ShapeType);
+  let assemblyFormat = "operands attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// tfrt_dht_sync: op definitions without kernels (host-tensors.md §6).
+//===----------------------------------------------------------------------===//
+
+def TFRT_DHT_Sync_Dialect : Dialect {
+  let name = "tfrt_dht_sync";
+  let summary = "Dense host tensor ops for sync functions (no kernels)";
+  let cppNamespace = "::bef::converter::tfrt_dht_sync";
+  let dependentDialects = ["::bef::converter::tfrt_dht::TFRTDHTDialect"];
+}
+
+class DHT_Sync_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TFRT_DHT_Sync_Dialect, mnemonic, traits>;
+
+foreach dtype = ["ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool",
+                 "complex64", "complex128"] in {
+  foreach rank = [0, 1, 2, 3, 4] in {
+    def DHTSync_CreateUninitializedTensorOp # dtype # rank
+        : DHT_Sync_Op<"create_uninitialized_tensor." # dtype # "." # rank> {
+      let summary = "tfrt_dht_sync.create_uninitialized_tensor operation";
+      let arguments = (ins I64ArrayAttr:$shape);
+      let results = (outs TFRT_TensorType);
+      let assemblyFormat = "$shape attr-dict";
+    }
+  }
+  def DHTSync_SetTensorWithConstantValuesOp # dtype
+      : DHT_Sync_Op<"set_tensor_with_constant_values." # dtype> {
+    let summary = "tfrt_dht_sync.set_tensor_with_constant_values operation";
+    let arguments = (ins TFRT_TensorType:$tensor, ArrayAttr:$values);
+    let assemblyFormat = "operands $values attr-dict";
+  }
+  def DHTSync_MakeTensorOp # dtype : DHT_Sync_Op<"make_tensor." # dtype> {
+    let summary = "tfrt_dht_sync.make_tensor operation";
+    let arguments = (ins HT_HostBufferType:$buffer, TS_ShapeType:$shape);
+    let results = (outs TFRT_TensorType);
+    let assemblyFormat = "operands attr-dict";
+  }
+}
+
+def DHTSync_PrintTensorOp : DHT_Sync_Op<"print_tensor"> {
+  let summary = "tfrt_dht_sync.print_tensor operation";
+  let arguments = (ins TFRT_TensorType:$tensor);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHTSync_AllocateBufferOp : DHT_Sync_Op<"allocate_buffer"> {
+  let summary = "tfrt_dht_sync.allocate_buffer operation";
+  let arguments = (ins I64:$size, I64:$alignment);
+  let results = (outs HT_HostBufferType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHTSync_GetTensorShapeOp : DHT_Sync_Op<"get_tensor_shape"> {
+  let summary = "tfrt_dht_sync.get_tensor_shape operation";
+  let arguments = (ins TFRT_TensorType:$tensor);
+  let results = (outs TS_ShapeType);
+  let assemblyFormat = "operands attr-dict";
+}
+def DHTSync_GetBufferSliceOp : DHT_Sync_Op<"get_buffer_slice"> {
+  let summary = "tfrt_dht_sync.get_buffer_slice operation";
+  let arguments = (ins HT_HostBufferType:$parent, I64:$offset, I64:$size);
+  let results = (outs HT_HostBufferType);
   let assemblyFormat = "operands attr-dict";
 }
 

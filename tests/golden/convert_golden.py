@@ -77,8 +77,15 @@ def diagnostics(stderr):
 
 
 # Host tensor programs whose dialect ops exist already (issue #9).
-TENSOR_PROGRAMS_DONE = {"tensor_const_dense", "tensor_ts_shape",
-                        "tensor_ts_fixed_partial", "tensor_unknown_rank0_shape"}
+TENSOR_PROGRAMS_DONE = {
+    "tensor_const_dense", "tensor_ts_shape", "tensor_ts_fixed_partial",
+    "tensor_unknown_rank0_shape", "tensor_dht_create_fill",
+    "tensor_dht_set_constant_values", "tensor_dht_set_values_operands",
+    "tensor_dht_print_format", "tensor_dht_equal", "tensor_dht_allclose",
+    "tensor_dht_buffer", "tensor_dht_shape", "tensor_dht_dataflow",
+    "tensor_dht_errors", "tensor_alloc_fail", "tensor_unknown_ui16",
+    "tensor_unknown_dht_sync", "tensor_terr_shape_attr",
+}
 
 
 def pending_reason(name):

@@ -33,6 +33,8 @@ BEF_DEFINE_TYPE_NAME(std::string, "!tfrt.string");
 BEF_DEFINE_TYPE_NAME(Device, "!tfrt.device");
 BEF_DEFINE_DTYPE(Half, kF16);
 BEF_DEFINE_DTYPE(BFloat16, kBF16);
+BEF_DEFINE_DTYPE(std::complex<float>, kComplex64);
+BEF_DEFINE_DTYPE(std::complex<double>, kComplex128);
 
 // Two's-complement wrap-around arithmetic (what TFRT's kernels do in
 // practice, without signed-overflow undefined behaviour).
