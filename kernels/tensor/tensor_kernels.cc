@@ -18,6 +18,7 @@
 #include "bef/kernels/kernel_types.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "bef/tensor/sparse_and_string_tensors.h"
 
 namespace bef {
 namespace {
@@ -45,13 +46,23 @@ absl::StatusOr<DenseHostTensor> ConstDenseAttr(DenseAttribute dense,
   return tensor;
 }
 
-// tfrt_dht.print_tensor: (tensor, chain) -> chain.
+// tfrt_dht.print_tensor: (any host tensor, chain) -> chain.
 absl::StatusOr<Chain> PrintTensor(RemainingArguments arguments) {
   if (arguments.size() == 0)
     return absl::InvalidArgumentError("tfrt_dht.print_tensor needs a tensor");
-  auto tensor = DenseTensorOperand(arguments[0], "tfrt_dht.print_tensor");
-  if (!tensor.ok()) return tensor.status();
-  PrintToStdout(absl::StrCat((*tensor)->ToString(), "\n"));
+  AsyncValue* value = arguments[0];
+  std::string text;
+  if (value->IsType<DenseHostTensor>()) {
+    text = value->get<DenseHostTensor>().ToString();
+  } else if (value->IsType<StringHostTensor>()) {
+    text = value->get<StringHostTensor>().ToString();
+  } else if (value->IsType<CooHostTensor>()) {
+    text = value->get<CooHostTensor>().ToString();
+  } else {
+    return absl::InvalidArgumentError(
+        "tfrt_dht.print_tensor: the operand is not a host tensor");
+  }
+  PrintToStdout(absl::StrCat(text, "\n"));
   return Chain();
 }
 

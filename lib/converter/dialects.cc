@@ -1035,7 +1035,7 @@ void RegisterHostDialects(mlir::DialectRegistry& registry) {
                   tfrt_test::TFRTTestDialect, TestSyncDialect,
                   corert::CoreRuntimeDialect, tfrt_tensor::TFRTTensorDialect,
                   tfrt_dht::TFRTDHTDialect, tfrt_dht_sync::TFRTDHTSyncDialect,
-                  ht::HTDialect, ts::TSDialect>();
+                  ht::HTDialect, ts::TSDialect, coo::COODialect>();
   // func.func bodies may be inlined (bef-opt -inline).
   mlir::func::registerInlinerExtension(registry);
 }

@@ -2,7 +2,7 @@
 // `tfrt_test` (test kernels), `tfrt_test_sync` (declared, no ops), the part
 // of `corert` host programs use (the `#corert.shape<...>` attribute and its
 // opaque types such as `!corert.string`), and the host tensor dialects
-// implemented so far (`tfrt_tensor`, `tfrt_dht`, `ht`, `ts`).
+// implemented so far (`tfrt_tensor`, `tfrt_dht`, `tfrt_dht_sync`, `ht`, `ts`, `coo`).
 //
 // The op definitions live in basic_ops.td / test_ops.td (ODS); this header
 // declares the generated classes. Both `tfrt` and `tfrt_test` allow unknown
@@ -52,6 +52,10 @@
 #include "lib/converter/TensorOps.h.inc"
 #define GET_OP_CLASSES
 #include "lib/converter/SyncTensorOps.h.inc"
+
+#include "lib/converter/CooOpsDialect.h.inc"
+#define GET_OP_CLASSES
+#include "lib/converter/CooOps.h.inc"
 
 #define GET_OP_CLASSES
 #include "lib/converter/ShapeOps.h.inc"

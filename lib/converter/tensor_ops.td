@@ -245,6 +245,56 @@ def DHT_GetTensorShapeOp : DHT_Op<"get_tensor_shape"> {
 }
 
 //===----------------------------------------------------------------------===//
+// coo: COO sparse tensor ops (host-tensors.md §5.6), all with custom syntax.
+//===----------------------------------------------------------------------===//
+
+def COO_Dialect : Dialect {
+  let name = "coo";
+  let summary = "COO sparse host tensors";
+  let cppNamespace = "::bef::converter::coo";
+  let dependentDialects = ["::bef::converter::tfrt::TFRTDialect",
+                           "::bef::converter::tfrt_tensor::TFRTTensorDialect"];
+}
+
+class COO_Op<string mnemonic, list<Trait> traits = []>
+    : Op<COO_Dialect, mnemonic, traits>;
+
+foreach dtype = ["i32", "f32"] in {
+  foreach rank = [0, 1, 2, 3] in {
+    def COO_ConvertDhtToCooOp # dtype # rank
+        : COO_Op<"convert_dht_to_coo." # dtype # "." # rank> {
+      let summary = "coo.convert_dht_to_coo operation";
+      let arguments = (ins TFRT_TensorType:$input, TFRT_ChainType:$in_chain);
+      let results = (outs TFRT_TensorType, TFRT_ChainType);
+      let assemblyFormat = "operands attr-dict";
+    }
+    def COO_ConvertCooToDhtOp # dtype # rank
+        : COO_Op<"convert_coo_to_dht." # dtype # "." # rank> {
+      let summary = "coo.convert_coo_to_dht operation";
+      let arguments = (ins TFRT_TensorType:$input, TFRT_ChainType:$in_chain);
+      let results = (outs TFRT_TensorType, TFRT_ChainType);
+      let assemblyFormat = "operands attr-dict";
+    }
+    def COO_TensorEqualOp # dtype # rank
+        : COO_Op<"tensor_equal." # dtype # "." # rank> {
+      let summary = "coo.tensor_equal operation";
+      let arguments = (ins TFRT_TensorType:$lhs, TFRT_TensorType:$rhs,
+                       TFRT_ChainType:$in_chain);
+      let results = (outs I1, TFRT_ChainType);
+      let assemblyFormat = "operands attr-dict";
+    }
+  }
+}
+
+// An op definition without a kernel (as in TFRT).
+def COO_PrintTensorOp : COO_Op<"print_tensor"> {
+  let summary = "coo.print_tensor operation";
+  let arguments = (ins TFRT_TensorType:$input, TFRT_ChainType:$in_chain);
+  let results = (outs TFRT_ChainType);
+  let assemblyFormat = "operands attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // tfrt_dht_sync: op definitions without kernels (host-tensors.md §6).
 //===----------------------------------------------------------------------===//
 
