@@ -85,7 +85,7 @@ TENSOR_PROGRAMS_DONE = {
     "tensor_dht_buffer", "tensor_dht_shape", "tensor_dht_dataflow",
     "tensor_dht_errors", "tensor_alloc_fail", "tensor_unknown_ui16",
     "tensor_unknown_dht_sync", "tensor_terr_shape_attr", "tensor_sht",
-    "tensor_coo", "tensor_coo_equal",
+    "tensor_coo", "tensor_coo_equal", "tensor_attr_probe", "tensor_btf_read",
 }
 
 
