@@ -147,9 +147,12 @@ def TFRT_DHT_Dialect : Dialect {
   let name = "tfrt_dht";
   let summary = "Dense host tensor ops";
   let cppNamespace = "::bef::converter::tfrt_dht";
+  // Loading tfrt_dht loads every dialect whose types its ops build (TFRT's
+  // translator crashes on get_tensor_shape when `ts` is not loaded yet).
   let dependentDialects = ["::bef::converter::tfrt::TFRTDialect",
                            "::bef::converter::tfrt_tensor::TFRTTensorDialect",
-                           "::bef::converter::ht::HTDialect"];
+                           "::bef::converter::ht::HTDialect",
+                           "::bef::converter::ts::TSDialect"];
 }
 
 class DHT_Op<string mnemonic, list<Trait> traits = []>
