@@ -65,7 +65,12 @@ func.func @buffers() -> !tfrt.chain {
   // A view of elements 2 and 3: writing it writes the original tensor.
   %view, %c3 = tfrt_dht.make_tensor.i64 %slice, %shape, %c2
   %c4 = tfrt_dht.fill_tensor_with_constant.i64 %view, %c3 -1 : i64
-  %c5 = tfrt_dht.print_tensor %t, %c4
+  %c5a = tfrt_dht.print_tensor %t, %c4
+  // The buffer value stays usable after make_tensor (TFRT moves it out, so
+  // this slice would fail there with "Cannot allocate host buffer.").
+  %eight = tfrt.constant.i64 8
+  %again = tfrt_dht.get_buffer_slice %slice, %eight, %eight
+  %c5 = tfrt_dht.print_buffer %again, %c5a
   %bytes = tfrt.constant.i64 10
   %align = tfrt.constant.i64 8
   %odd = tfrt_dht.allocate_buffer %bytes, %align
@@ -74,6 +79,7 @@ func.func @buffers() -> !tfrt.chain {
   tfrt.return %c6 : !tfrt.chain
 }
 // CHECK-NEXT: DenseHostTensor dtype = i64, shape = [4], values = [10, 11, -1, -1]
+// CHECK-NEXT: HostBuffer<pointer=0x{{[0-9a-f]+}}, size=8>
 // CHECK: error: unexpected error: runtime error: dht.make_tensor failed: buffer_size (10) is not equal to the number of elements in shape ([2, 2]) times element size (4)
 // CHECK: 'buffers' returned <<error: dht.make_tensor failed: buffer_size (10) is not equal to the number of elements in shape ([2, 2]) times element size (4)>>
 
