@@ -106,10 +106,9 @@ absl::StatusOr<Chain> PrintFixedRankShape(RemainingArguments arguments) {
   if (!shape.ok()) return shape.status();
   // TFRT's printer tests the element count, not the rank: a shape with a
   // zero dimension prints as [].
-  int64_t count = 1;
-  for (int64_t dim : (*shape)->dims) count *= dim;
-  std::string text =
-      count == 0 ? std::string("[]") : DimsText((*shape)->dims);
+  bool empty = false;
+  for (int64_t dim : (*shape)->dims) empty = empty || dim == 0;
+  std::string text = empty ? std::string("[]") : DimsText((*shape)->dims);
   PrintToStdout(absl::StrCat("fixed_rank_shape = ", text, "\n"));
   return Chain();
 }

@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "bef/support/string_view.h"
@@ -13,7 +14,11 @@ namespace bef {
 
 int64_t TensorShape::NumElements() const {
   int64_t count = 1;
-  for (int64_t dim : dims_) count *= dim;
+  for (int64_t dim : dims_) {
+    if (__builtin_mul_overflow(count, dim, &count)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
   return count;
 }
 
@@ -52,7 +57,11 @@ HostBuffer::~HostBuffer() {
 std::shared_ptr<HostBuffer> DenseHostTensor::AllocateBuffer(
     HostAllocator* allocator, DType dtype, const TensorShape& shape) {
   int64_t count = std::max<int64_t>(shape.NumElements(), 0);
-  size_t size = static_cast<size_t>(count) * DTypeSize(dtype);
+  size_t size;
+  if (__builtin_mul_overflow(static_cast<size_t>(count), DTypeSize(dtype),
+                             &size)) {
+    return nullptr;  // more bytes than memory can hold
+  }
   size_t alignment = std::max<size_t>(16, DTypeAlignment(dtype));
   return HostBuffer::Allocate(allocator, size, alignment);
 }

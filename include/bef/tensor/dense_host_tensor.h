@@ -36,7 +36,7 @@ class TensorShape {
   size_t rank() const { return dims_.size(); }
   const std::vector<int64_t>& dims() const { return dims_; }
   // Product of the dimensions (1 for rank 0; negative or zero dimensions
-  // make it negative or zero).
+  // make it negative or zero); saturates at INT64_MAX on overflow.
   int64_t NumElements() const;
   // `[2, 3]`, `[]`.
   std::string ToString() const;
