@@ -105,11 +105,12 @@ func.func @init(%x: i32) -> i32 {
 // CHECK-LABEL: --- Running 'once':
 func.func @once() -> (i32, i32) {
   %a = tfrt.constant.i32 5
-  %b = tfrt.constant.i32 6
   %r1 = tfrt.once @init(%a) : (i32) -> (i32)
-  %r2 = tfrt.once @init(%b) : (i32) -> (i32)
+  %r2 = tfrt.once @init(%a) : (i32) -> (i32)
   tfrt.return %r1, %r2 : i32, i32
 }
-// The function runs once per resource context: later calls share the result.
+// The function runs once per resource context: later calls share the result
+// (one print). With different arguments the winner would depend on timing
+// under mstd:2, so both calls pass the same value.
 // CHECK-NEXT: int32 = 5
 // CHECK-NEXT: 'once' returned 5,5
