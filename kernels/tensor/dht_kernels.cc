@@ -25,6 +25,7 @@
 #include "bef/kernels/kernel_types.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/tensor/operands.h"
 
 namespace bef {
 
@@ -34,16 +35,6 @@ struct HostBufferValue {
 };
 
 namespace {
-
-template <typename T>
-absl::StatusOr<T*> Operand(const RemainingArguments& arguments, size_t index,
-                           std::string_view kernel, std::string_view what) {
-  if (index >= arguments.size() || !arguments[index]->IsType<T>()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ToAbsl(kernel), ": operand ", index, " is not a ", ToAbsl(what)));
-  }
-  return &arguments[index]->get<T>();
-}
 
 #define BEF_ASSIGN_OR_RETURN_OPERAND(name, T, index, kernel, what) \
   auto name##_or = Operand<T>(arguments, index, kernel, what);     \

@@ -17,6 +17,7 @@
 #include "bef/kernels/kernel_types.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/tensor/operands.h"
 
 namespace bef {
 namespace {
@@ -30,18 +31,6 @@ struct PartialTensorShape {
 struct FixedRankShape {
   std::vector<int64_t> dims;
 };
-
-// Operand `index` as a T, or an error naming the kernel.
-template <typename T>
-absl::StatusOr<const T*> Operand(const RemainingArguments& arguments,
-                                 size_t index, std::string_view kernel,
-                                 std::string_view what) {
-  if (index >= arguments.size() || !arguments[index]->IsType<T>()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ToAbsl(kernel), ": operand ", index, " is not a ", ToAbsl(what)));
-  }
-  return &arguments[index]->get<T>();
-}
 
 std::string DimsText(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");

@@ -16,20 +16,11 @@
 #include "bef/kernels/kernel_types.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/tensor/operands.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
 
 namespace bef {
 namespace {
-
-template <typename T>
-absl::StatusOr<T*> Operand(const RemainingArguments& arguments, size_t index,
-                           std::string_view kernel, std::string_view what) {
-  if (index >= arguments.size() || !arguments[index]->IsType<T>()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ToAbsl(kernel), ": operand ", index, " is not a ", ToAbsl(what)));
-  }
-  return &arguments[index]->get<T>();
-}
 
 // tfrt_sht.create_tensor {shape = [...], values = ["a", ...]}.
 absl::StatusOr<StringHostTensor> CreateStringTensor(
