@@ -153,7 +153,7 @@ absl::StatusOr<DenseHostTensor> ReadDensePayload(std::ifstream& stream,
   auto buffer = DenseHostTensor::AllocateBuffer(allocator, dtype, shape);
   if (!buffer) return absl::InternalError("cannot allocate result tensor");
   DenseHostTensor tensor(dtype, std::move(shape), std::move(buffer));
-  if (!stream.read(static_cast<char*>(tensor.data()),
+  if (!stream.read(static_cast<char*>(tensor.writable_data()),
                    static_cast<std::streamsize>(tensor.DataSize()))) {
     return absl::InternalError(absl::StrCat(
         "failed to read tensor data from stream at offset ", position));

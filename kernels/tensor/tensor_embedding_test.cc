@@ -1,5 +1,8 @@
 // Tensors as arguments and results of the embedding API (BefProgram).
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -72,6 +75,47 @@ TEST(TensorEmbeddingTest, TensorArgumentAndResult) {
             "DenseHostTensor dtype = f32, shape = [2, 3], values = "
             "[2.500000e+00, 2.500000e+00, 2.500000e+00, 2.500000e+00, "
             "2.500000e+00, 2.500000e+00]");
+}
+
+// A tensor built from a dense attribute views the program's image; it stays
+// valid after the program (and its mapped file) is destroyed.
+TEST(TensorEmbeddingTest, AttributeTensorOutlivesTheProgram) {
+  HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+                   CreateWorkQueue("s").value());
+  RegisterStaticKernels(&host.kernel_registry());
+  BefWriter writer;
+  BefWriter::Function& f = writer.AddFunction(
+      FunctionKind::kBefFunction, "constant", {}, {"!tfrt_tensor.tensor"});
+  std::vector<uint8_t> elements(4096 * 4);
+  for (size_t i = 0; i < elements.size(); ++i) elements[i] = i % 251;
+  uint32_t tensor =
+      f.AddKernel("tfrt_test.const_dense_attr")
+          .AddAttribute(BefAttribute::Dense(DType::kI32, {4096}, elements), "value")
+          .AddResult("!tfrt_tensor.tensor");
+  f.Return({tensor});
+  std::vector<uint8_t> bytes = writer.Finish().value();
+  std::string path = ::testing::TempDir() + "/attribute_tensor.bef";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  auto program = BefProgram::Open(&host, path).value();
+  std::vector<RCReference<AsyncValue>> results(1);
+  {
+    ResourceContext resources;
+    ExecutionContext context(RequestContext::Create(&host, &resources));
+    program->GetFunction("constant")->Execute(context, {}, results);
+    host.Await(results);
+  }
+  ASSERT_FALSE(results[0]->IsError());
+  const DenseHostTensor& result = results[0]->get<DenseHostTensor>();
+  EXPECT_TRUE(result.read_only());  // a view of the mapped file
+  const uint8_t* image = program->file().image().data();
+  const uint8_t* data = static_cast<const uint8_t*>(result.data());
+  EXPECT_TRUE(data >= image && data < image + program->file().image().size());
+  program.reset();
+  std::remove(path.c_str());
+  EXPECT_EQ(std::memcmp(result.data(), elements.data(), elements.size()), 0);
 }
 
 }  // namespace

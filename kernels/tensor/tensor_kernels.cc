@@ -32,18 +32,13 @@ absl::StatusOr<const DenseHostTensor*> DenseTensorOperand(AsyncValue* value,
   return &value->get<DenseHostTensor>();
 }
 
-// tfrt_test.const_dense_attr: the attribute's dtype, shape and element
-// bytes, copied into a new tensor.
+// tfrt_test.const_dense_attr: the attribute's dtype, shape and elements,
+// viewed in place in the BEF image (copy-on-write; TFRT copies).
 absl::StatusOr<DenseHostTensor> ConstDenseAttr(DenseAttribute dense,
-                                               HostContext* host) {
-  TensorShape shape(dense.shape());
-  std::shared_ptr<HostBuffer> buffer =
-      DenseHostTensor::AllocateBuffer(host->allocator(), dense.dtype(), shape);
-  if (!buffer) return absl::InternalError("Cannot allocate tensor");
-  DenseHostTensor tensor(dense.dtype(), std::move(shape), std::move(buffer));
-  std::memcpy(tensor.data(), dense.data(),
-              std::min(tensor.DataSize(), dense.data_size()));
-  return tensor;
+                                               HostContext* host,
+                                               AsyncKernelFrame* frame) {
+  return DenseHostTensor::FromDenseAttribute(
+      dense, frame->GetAttributePoolOwner(), host->allocator());
 }
 
 // tfrt_dht.print_tensor: (any host tensor, chain) -> chain.

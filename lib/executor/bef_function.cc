@@ -331,6 +331,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   if (error == nullptr) {
     KernelBinding binding;
     binding.attribute_pool = program_->file().attributes().data();
+    binding.attribute_pool_owner = &program_->file().image_owner();
     binding.attribute_offsets = kernel.attributes().data();
     binding.num_attributes = kernel.num_attributes();
     binding.function_table = program_->function_table();

@@ -63,6 +63,7 @@ absl::Status SyncBefFunction::ExecuteSync(const ExecutionContext& context,
     // not attributes, so functions go through the function list as usual.
     KernelBinding binding;
     binding.attribute_pool = file.attributes().data();
+    binding.attribute_pool_owner = &file.image_owner();
     binding.attribute_offsets = kernel.attributes().data();
     binding.num_attributes = kernel.num_attributes();
     binding.function_table = program_->function_table();

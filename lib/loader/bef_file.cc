@@ -100,7 +100,8 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
   }
   auto file = std::unique_ptr<BefFile>(new BefFile());
   file->name_ = path;
-  file->storage_ = std::make_unique<Storage>();
+  file->storage_ = std::make_shared<Storage>();
+  file->image_owner_ = file->storage_;
   size_t size = static_cast<size_t>(info.st_size);
   if (size > 0) {
     void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -123,7 +124,7 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::OpenBuffer(
     bool copy) {
   auto file = std::unique_ptr<BefFile>(new BefFile());
   file->name_ = std::move(name);
-  file->storage_ = std::make_unique<Storage>();
+  file->storage_ = std::make_shared<Storage>();
   bool aligned =
       reinterpret_cast<uintptr_t>(bytes.data()) % kBefBufferAlignment == 0;
   if (copy || !aligned) {
@@ -133,6 +134,7 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::OpenBuffer(
     }
     file->image_ = {reinterpret_cast<const uint8_t*>(file->storage_->copy.get()),
                     bytes.size()};
+    file->image_owner_ = file->storage_;
   } else {
     file->image_ = bytes;
   }

@@ -38,20 +38,60 @@ std::shared_ptr<HostBuffer> HostBuffer::Allocate(HostAllocator* allocator,
   void* data = allocator->AllocateBytes(std::max<size_t>(size, 1), alignment);
   if (data == nullptr) return nullptr;
   return std::shared_ptr<HostBuffer>(
-      new HostBuffer(data, size, allocator, nullptr));
+      new HostBuffer(data, size, allocator, nullptr, /*read_only=*/false));
 }
 
 std::shared_ptr<HostBuffer> HostBuffer::Slice(
     std::shared_ptr<HostBuffer> parent, size_t offset, size_t size) {
   void* data = static_cast<char*>(parent->data()) + offset;
+  bool read_only = parent->read_only();
   return std::shared_ptr<HostBuffer>(
-      new HostBuffer(data, size, nullptr, std::move(parent)));
+      new HostBuffer(data, size, nullptr, std::move(parent), read_only));
+}
+
+std::shared_ptr<HostBuffer> HostBuffer::View(const void* data, size_t size,
+                                             std::shared_ptr<const void> owner) {
+  return std::shared_ptr<HostBuffer>(new HostBuffer(
+      const_cast<void*>(data), size, nullptr, std::move(owner),
+      /*read_only=*/true));
 }
 
 HostBuffer::~HostBuffer() {
   if (allocator_ != nullptr) {
     allocator_->DeallocateBytes(data_, std::max<size_t>(size_, 1));
   }
+}
+
+absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
+    DenseAttributeView attribute, std::shared_ptr<const void> owner,
+    HostAllocator* allocator) {
+  TensorShape shape(attribute.shape());
+  DType dtype = attribute.dtype();
+  size_t size;
+  bool representable = !__builtin_mul_overflow(
+      DTypeSize(dtype),
+      static_cast<size_t>(std::max<int64_t>(shape.NumElements(), 0)), &size);
+  bool aligned = reinterpret_cast<uintptr_t>(attribute.data()) % 8 == 0;
+  if (owner != nullptr && representable && aligned &&
+      attribute.data_size() >= size) {
+    return DenseHostTensor(dtype, std::move(shape),
+                           HostBuffer::View(attribute.data(), size, std::move(owner)));
+  }
+  std::shared_ptr<HostBuffer> buffer = AllocateBuffer(allocator, dtype, shape);
+  if (!buffer) return absl::InternalError("Cannot allocate tensor");
+  std::memcpy(buffer->data(), attribute.data(),
+              std::min(buffer->size(), attribute.data_size()));
+  return DenseHostTensor(dtype, std::move(shape), std::move(buffer));
+}
+
+absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
+  if (!read_only()) return absl::OkStatus();
+  std::shared_ptr<HostBuffer> copy = AllocateBuffer(allocator, dtype_, shape_);
+  if (!copy) return absl::InternalError("Cannot allocate tensor");
+  std::memcpy(copy->data(), buffer_->data(),
+              std::min(copy->size(), buffer_->size()));
+  buffer_ = std::move(copy);
+  return absl::OkStatus();
 }
 
 std::shared_ptr<HostBuffer> DenseHostTensor::AllocateBuffer(

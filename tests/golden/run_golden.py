@@ -36,6 +36,38 @@ NON_TARGETS = {
 ALLOCATOR_LOG_NOT_TARGET = {"tensor_alloc_fail"}
 ALLOCATOR_LOG = re.compile(r"^[IWE] <date> <time> <thread> test_fixed_size_allocator\.cc:\d+\] .*\n", re.M)
 
+# Where issue #9 asks us to do the right thing instead of the reference's
+# wrong result (spec host-tensors.md 10 lists both as reference behaviour):
+# each entry replaces one reference stdout line by the right one before the
+# comparison, and must apply, so the rest of the transcript is still
+# compared byte for byte. The program tests say the same:
+# tests/tensor/sparse_and_string.mlir (coo_non_square) and
+# tests/tensor/dht.mlir (comparisons).
+BETTER_THAN_REFERENCE = {
+    # The element at (1, 3) of a [2, 4] tensor has coordinates (1, 3); the
+    # reference decomposes the offset 7 by the dimensions in the wrong order.
+    "tensor_coo": [(
+        "CooHostTensor dtype = f32, shape = [2, 4], indices = [0, 1, 3, 1], "
+        "values = [1.000000e+00, 7.000000e+00]\n",
+        "CooHostTensor dtype = f32, shape = [2, 4], indices = [0, 1, 1, 3], "
+        "values = [1.000000e+00, 7.000000e+00]\n")],
+    # The third result is allclose(inf, inf): the reference says not close
+    # because inf - inf is NaN.
+    "tensor_dht_allclose": [(
+        "'special_values' returned 1,0,0,1,0,1\n",
+        "'special_values' returned 1,0,1,1,0,1\n")],
+}
+
+
+def apply_better_than_reference(name, stdout):
+    for reference, ours in BETTER_THAN_REFERENCE.get(name, []):
+        if reference not in stdout:
+            raise SystemExit("stale BETTER_THAN_REFERENCE entry for %s: %r"
+                             % (name, reference))
+        stdout = stdout.replace(reference, ours)
+    return stdout
+
+
 # Programs that need kernels of a later issue (host tensors): run (they
 # must not crash) but not compared until those kernels exist.
 # Host tensor programs whose kernels exist already (issue #9 is in progress).
@@ -105,6 +137,7 @@ def main():
             if "tfrt_translate" in command:
                 skipped += 1
                 continue
+            stdout = apply_better_than_reference(name, stdout)
             stdin = None if "<" in command or "|" in command else subprocess.DEVNULL
             result = subprocess.run(["sh", "-c", command], cwd=golden, env=env,
                                     stdin=stdin, capture_output=True, timeout=120)

@@ -15,6 +15,7 @@
 #define BEF_HOST_KERNEL_FRAME_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -38,6 +39,9 @@ class HostContext;
 struct KernelBinding {
   const uint8_t* attribute_pool = nullptr;
   const uint32_t* attribute_offsets = nullptr;  // into attribute_pool
+  // Keeps the pool's bytes alive for values that view them in place; null
+  // (or pointing to null) when the pool must be copied instead.
+  const std::shared_ptr<const void>* attribute_pool_owner = nullptr;
   uint32_t num_attributes = 0;
   const Function* const* function_table = nullptr;  // the file's functions
   const uint32_t* function_indices = nullptr;       // into function_table
@@ -81,6 +85,11 @@ class AsyncKernelFrame {
   size_t GetNumAttributes() const { return binding_->num_attributes; }
   const uint8_t* GetAttributeAt(size_t index) const {
     return binding_->attribute_pool + binding_->attribute_offsets[index];
+  }
+  // What keeps the attributes' bytes alive, or null (then copy them).
+  std::shared_ptr<const void> GetAttributePoolOwner() const {
+    return binding_->attribute_pool_owner ? *binding_->attribute_pool_owner
+                                          : nullptr;
   }
 
   // ---- Functions (function references of the op).

@@ -93,6 +93,11 @@ class BefFile : public LocationDecoder {
 
   const std::string& name() const { return name_; }
   std::span<const uint8_t> image() const { return image_; }
+  // Keeps the image's bytes alive (also after the BefFile is gone), for
+  // values that view the image in place, e.g. tensors built from dense
+  // attributes. Null when the bytes are the caller's (OpenBuffer without a
+  // copy): such views must copy instead.
+  const std::shared_ptr<const void>& image_owner() const { return image_owner_; }
   const SectionTable& sections() const { return sections_; }
 
   // ---- Tables.
@@ -166,7 +171,8 @@ class BefFile : public LocationDecoder {
                                                  int depth) const;
 
   std::string name_;
-  std::unique_ptr<Storage> storage_;
+  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<const void> image_owner_;
   std::span<const uint8_t> image_;
   SectionTable sections_;
   BefLoadOptions options_;

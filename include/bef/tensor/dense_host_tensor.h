@@ -13,6 +13,7 @@
 #ifndef BEF_TENSOR_DENSE_HOST_TENSOR_H_
 #define BEF_TENSOR_DENSE_HOST_TENSOR_H_
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,6 +22,9 @@
 #include <vector>
 
 #include "bef/format/bef_encoding.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bef/format/attribute_view.h"
 #include "bef/host/host_allocator.h"
 
 namespace bef {
@@ -49,8 +53,10 @@ class TensorShape {
   std::vector<int64_t> dims_;
 };
 
-// `!ht.host_buffer`: a reference-counted byte range, owned (allocated from
-// a HostAllocator) or a slice of a parent buffer.
+// `!ht.host_buffer`: a reference-counted byte range: owned (allocated from
+// a HostAllocator), a slice of a parent buffer, or a read-only view of
+// memory kept alive by an owner reference (a dense attribute in a mapped
+// BEF image). Slices of a read-only buffer are read-only.
 class HostBuffer {
  public:
   // Null when the allocator refuses.
@@ -60,25 +66,34 @@ class HostBuffer {
   // TFRT, no range check: reading outside the parent is undefined.
   static std::shared_ptr<HostBuffer> Slice(std::shared_ptr<HostBuffer> parent,
                                            size_t offset, size_t size);
+  // A read-only view of `size` bytes at `data`, which stay valid while
+  // `owner` lives; the view holds `owner`.
+  static std::shared_ptr<HostBuffer> View(const void* data, size_t size,
+                                          std::shared_ptr<const void> owner);
+
   ~HostBuffer();
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
 
+  // REQUIRES for writing through it: !read_only().
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  bool read_only() const { return read_only_; }
 
  private:
   HostBuffer(void* data, size_t size, HostAllocator* allocator,
-             std::shared_ptr<HostBuffer> parent)
+             std::shared_ptr<const void> owner, bool read_only)
       : data_(data),
         size_(size),
         allocator_(allocator),
-        parent_(std::move(parent)) {}
+        owner_(std::move(owner)),
+        read_only_(read_only) {}
 
   void* data_;
   size_t size_;
-  HostAllocator* allocator_;            // owner, for owned buffers
-  std::shared_ptr<HostBuffer> parent_;  // for slices
+  HostAllocator* allocator_;           // owner, for owned buffers
+  std::shared_ptr<const void> owner_;  // parent of a slice, owner of a view
+  bool read_only_;
 };
 
 class DenseHostTensor {
@@ -86,6 +101,15 @@ class DenseHostTensor {
   DenseHostTensor(DType dtype, TensorShape shape,
                   std::shared_ptr<HostBuffer> buffer)
       : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+
+  // The tensor of a dense attribute. When `owner` keeps the attribute's
+  // bytes alive (see KernelBinding) and the elements are complete and
+  // 8-aligned, the tensor views them in place, read-only, without a copy
+  // (MakeWritable copies on first write); otherwise the elements are copied
+  // into a buffer from `allocator`. Error: `Cannot allocate tensor`.
+  static absl::StatusOr<DenseHostTensor> FromDenseAttribute(
+      DenseAttributeView attribute, std::shared_ptr<const void> owner,
+      HostAllocator* allocator);
 
   // A tensor with a fresh, uninitialized buffer; null buffer on failure.
   static std::shared_ptr<HostBuffer> AllocateBuffer(HostAllocator* allocator,
@@ -96,7 +120,25 @@ class DenseHostTensor {
   const TensorShape& shape() const { return shape_; }
   int64_t NumElements() const { return shape_.NumElements(); }
   const std::shared_ptr<HostBuffer>& buffer() const { return buffer_; }
-  void* data() const { return buffer_ ? buffer_->data() : nullptr; }
+
+  // The elements, for reading.
+  const void* data() const { return buffer_ ? buffer_->data() : nullptr; }
+  // The elements, for writing. REQUIRES: !read_only() (true of every tensor
+  // on a buffer from AllocateBuffer).
+  void* writable_data() const {
+    assert(!read_only());
+    return buffer_ ? buffer_->data() : nullptr;
+  }
+  // A tensor built from a dense attribute views the BEF image read-only
+  // (no copy). Before its first write (or before its buffer is handed out,
+  // which could lead to a write), MakeWritable gives it a private copy of
+  // its elements: copy-on-write. The tensor object is what kernels share,
+  // so every holder sees the new buffer; buffers handed out earlier keep
+  // the old contents. Fails only when the copy cannot be allocated. Like
+  // every write, it must not race with other uses of the tensor (programs
+  // order writes with chains).
+  bool read_only() const { return buffer_ && buffer_->read_only(); }
+  absl::Status MakeWritable(HostAllocator* allocator);
   size_t DataSize() const;
 
   // `DenseHostTensor dtype = i32, shape = [2], values = [1, 2]`: at most 16
