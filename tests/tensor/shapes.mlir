@@ -44,7 +44,17 @@ func.func @fixed_and_partial() -> !tfrt.chain {
   %c5 = ts.print_shape %s, %c4
   %back = ts.to_partial_shape %s
   %c6 = ts.print_partial_shape %back, %c5
-  tfrt.return %c6 : !tfrt.chain
+  %one = ts.build_shape [6 : i64]
+  %f1 = ts.as_fixed_rank_shape.1 %one
+  %c7 = ts.print_fixed_rank_shape.1 %f1, %c6
+  %three = ts.build_shape [1 : i64, 2 : i64, 3 : i64]
+  %f3 = ts.as_fixed_rank_shape.3 %three
+  %c8 = ts.print_fixed_rank_shape.3 %f3, %c7
+  // no_op_ht consumes a dense tensor and gives a new chain.
+  %t = tfrt_dht.create_uninitialized_tensor.i32.1 [1 : i64]
+  %c9 = "tfrt_dht.no_op_ht"(%t) : (!tfrt_tensor.tensor) -> !tfrt.chain
+  %c10 = tfrt.merge.chains %c8, %c9 : !tfrt.chain, !tfrt.chain
+  tfrt.return %c10 : !tfrt.chain
 }
 // CHECK-NEXT: fixed_rank_shape = [4, 5]
 // CHECK-NEXT: fixed_rank_shape = []
@@ -52,6 +62,9 @@ func.func @fixed_and_partial() -> !tfrt.chain {
 // CHECK-NEXT: partial_tensor_shape = Unknown rank
 // CHECK-NEXT: shape = [1, 2]
 // CHECK-NEXT: partial_tensor_shape = [1, 2]
+// CHECK-NEXT: fixed_rank_shape = [6]
+// CHECK-NEXT: fixed_rank_shape = [1, 2, 3]
+// CHECK-NEXT: 'fixed_and_partial' returned !tfrt.chain value
 
 // CHECK-LABEL: --- Running 'errors':
 func.func @errors() -> (!ts.shape, !ts.shape, i64, !ts.fixed_rank_shape.3) {
