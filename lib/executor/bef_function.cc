@@ -20,6 +20,7 @@
 // on both counts use atomic decrements.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <new>
 #include <utility>
 #include <vector>
@@ -74,6 +75,18 @@ class Invocation {
   Invocation(const BefProgram* program, const FunctionInfo* info,
              const ExecutionContext& context)
       : program_(program), info_(info), context_(context) {
+    // What every kernel's binding shares; RunKernel adds the kernel's part.
+    binding_template_.attribute_pool = program->file().attributes().data();
+    binding_template_.attribute_pool_owner = &program->file().image_owner();
+    binding_template_.function_table = program->function_table();
+    binding_template_.remaining_uses = [](const void* executor,
+                                          size_t index) -> uint32_t {
+      // `executor` is the kernel; the invocation is found through the
+      // thread's current one.
+      const auto* running = static_cast<const KernelInfo*>(executor);
+      return current_invocation->registers_[running->arguments()[index]]
+          .remaining_uses.load(std::memory_order_relaxed);
+    };
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
@@ -101,7 +114,7 @@ class Invocation {
     }
   }
 
-  void Enqueue(ReadyQueue& queue, uint32_t kernel) {
+  [[gnu::always_inline]] void Enqueue(ReadyQueue& queue, uint32_t kernel) {
     if (info_->kernels[kernel].stream == queue.stream) {
       queue.inline_kernels.push_back(kernel);
     } else {
@@ -110,7 +123,7 @@ class Invocation {
   }
 
   // Decrements a ready or use count; true when it reached zero.
-  bool Decrement(std::atomic<uint32_t>& count) {
+  [[gnu::always_inline]] bool Decrement(std::atomic<uint32_t>& count) {
     if (concurrent_.load(std::memory_order_relaxed)) {
       return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
     }
@@ -121,7 +134,8 @@ class Invocation {
   // Called before anything lets another thread touch this invocation.
   void BecomeConcurrent() { concurrent_.store(true, std::memory_order_relaxed); }
 
-  void DecrementReadyCount(ReadyQueue& queue, uint32_t kernel) {
+  [[gnu::always_inline]] void DecrementReadyCount(ReadyQueue& queue,
+                                                 uint32_t kernel) {
     // A kernel with one operand is decremented once: no count needed.
     if (info_->initial_ready_counts[kernel] == 1 || Decrement(ready_counts_[kernel])) {
       Enqueue(queue, kernel);
@@ -129,13 +143,23 @@ class Invocation {
   }
 
   // One use of a register by a kernel is over; the last drops its value.
-  void ReleaseUse(uint32_t reg) {
+  [[gnu::always_inline]] void ReleaseUse(uint32_t reg) {
     Register& r = registers_[reg];
     if (Decrement(r.remaining_uses)) r.value->DropRef();
   }
 
-  void DecrementUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
-                      uint32_t count);
+  [[gnu::always_inline]] void DecrementUsers(ReadyQueue& queue, AsyncValue* value,
+                                             const uint32_t* users, uint32_t count) {
+    if (count == 0) return;
+    if (value->IsAvailable()) [[likely]] {
+      for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(queue, users[i]);
+      return;
+    }
+    DeferUsers(queue, value, users, count);
+  }
+  // Defers the users of an unavailable value until it is available.
+  void DeferUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
+                  uint32_t count);
   // Stores `value` (one reference) in `reg` with as many references as the
   // register has uses, or forwards the result placeholder stored there.
   AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
@@ -162,6 +186,7 @@ class Invocation {
   // Keep-alive count: the running loop, pending continuations, queued tasks.
   std::atomic<uint32_t> refs_{1};
   std::atomic<bool> concurrent_{false};
+  KernelBinding binding_template_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
 };
@@ -183,13 +208,8 @@ AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
   return r.value;
 }
 
-void Invocation::DecrementUsers(ReadyQueue& queue, AsyncValue* value,
-                                const uint32_t* users, uint32_t count) {
-  if (count == 0) return;
-  if (value->IsAvailable()) {
-    for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(queue, users[i]);
-    return;
-  }
+void Invocation::DeferUsers(ReadyQueue& queue, AsyncValue* value,
+                            const uint32_t* users, uint32_t count) {
   // Defer the users until the value is available; the continuation keeps
   // the invocation alive and processes on a fresh queue of this stream.
   BecomeConcurrent();
@@ -316,41 +336,52 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
 
 void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   const KernelInfo& kernel = info_->kernels[k];
-  auto argument_registers = kernel.arguments();
-  absl::InlinedVector<AsyncValue*, 8> arguments(argument_registers.size());
+  const uint32_t* record = kernel.record;
+  const uint32_t num_arguments = record[2];
+  const uint32_t num_results = record[5];
+  const uint32_t* used_by_counts = record + kKernelRecordHeaderWords;
+  const uint32_t* argument_registers = used_by_counts + num_results;
+
+  // Operand and result arrays live on the stack for the usual sizes.
+  constexpr uint32_t kInlineArguments = 16;
+  constexpr uint32_t kInlineResults = 8;
+  AsyncValue* inline_arguments[kInlineArguments];
+  std::unique_ptr<AsyncValue*[]> heap_arguments;
+  AsyncValue** arguments = inline_arguments;
+  if (num_arguments > kInlineArguments) {
+    heap_arguments.reset(new AsyncValue*[num_arguments]);
+    arguments = heap_arguments.get();
+  }
+  RCReference<AsyncValue> inline_results[kInlineResults];
+  std::unique_ptr<RCReference<AsyncValue>[]> heap_results;
+  RCReference<AsyncValue>* results = inline_results;
+  if (num_results > kInlineResults) {
+    heap_results.reset(new RCReference<AsyncValue>[num_results]);
+    results = heap_results.get();
+  }
+
   AsyncValue* error = nullptr;
-  for (size_t i = 0; i < argument_registers.size(); ++i) {
+  for (uint32_t i = 0; i < num_arguments; ++i) {
     AsyncValue* value = registers_[argument_registers[i]].value;
     arguments[i] = value;
     if (value->IsError()) error = value;  // the last error operand wins
   }
   if (error == nullptr) error = context_.request_context()->GetCancelAsyncValue();
 
-  const uint32_t num_results = kernel.num_results();
-  absl::InlinedVector<RCReference<AsyncValue>, 4> results(num_results);
-  if (error == nullptr) {
-    KernelBinding binding;
-    binding.attribute_pool = program_->file().attributes().data();
-    binding.attribute_pool_owner = &program_->file().image_owner();
-    binding.attribute_offsets = kernel.attributes().data();
-    binding.num_attributes = kernel.num_attributes();
-    binding.function_table = program_->function_table();
-    binding.function_indices = kernel.functions().data();
-    binding.num_functions = kernel.num_functions();
+  if (error == nullptr) [[likely]] {
+    KernelBinding binding = binding_template_;
+    const uint32_t* attribute_offsets = argument_registers + num_arguments;
+    binding.attribute_offsets = attribute_offsets;
+    binding.num_attributes = record[3];
+    binding.function_indices = attribute_offsets + record[3];
+    binding.num_functions = record[4];
     binding.executor = &kernel;
-    binding.remaining_uses = [](const void* executor, size_t index) -> uint32_t {
-      // `executor` is the kernel; the invocation is found through the
-      // thread's current one.
-      const auto* running = static_cast<const KernelInfo*>(executor);
-      return current_invocation->registers_[running->arguments()[index]]
-          .remaining_uses.load(std::memory_order_relaxed);
-    };
-    AsyncKernelFrame frame(&context_, binding, arguments,
-                           std::span<RCReference<AsyncValue>>(results.data(), num_results),
-                           Location{&program_->file(), kernel.location()});
+    AsyncKernelFrame frame(&context_, binding, {arguments, num_arguments},
+                           {results, num_results},
+                           Location{&program_->file(), record[1]});
     kernel.async_implementation(&frame);
     for (uint32_t i = 0; i < num_results; ++i) {
-      if (!results[i]) {
+      if (!results[i]) [[unlikely]] {
         results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
             "kernel '", ToAbsl(program_->file().kernel_name(kernel.code())),
             "' did not set result ", i)));
@@ -362,14 +393,14 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
 
   // Release the operands (a value whose last user just ran is destroyed
   // here), then publish the results.
-  for (uint32_t reg : argument_registers) ReleaseUse(reg);
-  auto result_registers = kernel.results();
-  const uint32_t* used_by = kernel.used_by();
-  auto counts = kernel.used_by_counts();
+  for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
+  const uint32_t* result_registers =
+      argument_registers + num_arguments + record[3] + record[4];
+  const uint32_t* used_by = result_registers + num_results;
   for (uint32_t i = 0; i < num_results; ++i) {
     AsyncValue* published = Publish(result_registers[i], std::move(results[i]));
-    if (published != nullptr) DecrementUsers(queue, published, used_by, counts[i]);
-    used_by += counts[i];
+    if (published != nullptr) DecrementUsers(queue, published, used_by, used_by_counts[i]);
+    used_by += used_by_counts[i];
   }
 }
 
