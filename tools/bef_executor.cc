@@ -38,6 +38,7 @@ struct Options {
   std::vector<std::string> shared_libs;
   bool enable_tracing = false;
   std::string tracing_level = "default";
+  std::string trace_file;
   std::string input = "-";
 };
 
@@ -102,6 +103,8 @@ Options ParseOptions(int argc, char** argv) {
       split_list(take_value(), options.shared_libs);
     } else if (name == "enable_tracing") {
       options.enable_tracing = !has_value || value == "true" || value == "1";
+    } else if (name == "trace_file") {
+      options.trace_file = take_value();
     } else if (name == "tracing_level") {
       options.tracing_level = take_value();
       if (options.tracing_level != "default" && options.tracing_level != "verbose" &&
@@ -119,7 +122,9 @@ Options ParseOptions(int argc, char** argv) {
           "                                profiled_allocator | leak_check_allocator\n"
           "  --print_error_code            print status codes of errors\n"
           "  --shared_libs=<path,...>      libraries with RegisterKernels\n"
-          "  --enable_tracing, --tracing_level=default|verbose|debug\n",
+          "  --enable_tracing, --tracing_level=default|verbose|debug\n"
+          "  --trace_file=<path>           write a Chrome Trace Event JSON\n"
+          "                                timeline of the run (enables tracing)\n",
           program);
       std::exit(0);
     } else {
@@ -193,6 +198,10 @@ class Driver {
       return 1;
     }
     PrintToStdout(absl::StrCat("Choosing ", (*queue)->name(), " work queue.\n"));
+    // Tracing covers the whole run; the timeline is written once every
+    // work-queue thread has finished (after the host is gone).
+    std::unique_ptr<TraceRecorder> tracer;
+    if (!options_.trace_file.empty()) tracer = TraceRecorder::Start().value();
     int status = 0;
     {
       HostContext host(
@@ -216,6 +225,13 @@ class Driver {
       }
       status = RunProgram(host);
     }  // the allocator's leak check runs here
+    if (tracer != nullptr) {
+      if (absl::Status written = tracer->WriteChromeTraceJson(options_.trace_file);
+          !written.ok()) {
+        std::fprintf(stderr, "%s: %s\n", program_, std::string(written.message()).c_str());
+        return 1;
+      }
+    }
     return status;
   }
 

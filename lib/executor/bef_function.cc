@@ -30,6 +30,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_frame.h"
+#include "bef/host/tracing.h"
 #include "bef/support/string_view.h"
 #include "lib/executor/functions.h"
 
@@ -164,6 +165,9 @@ class Invocation {
   // register has uses, or forwards the result placeholder stored there.
   AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
   void RunKernel(ReadyQueue& queue, uint32_t kernel);
+  // Runs the kernel inside a trace span (tracing.h).
+  [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
+                                         AsyncKernelFrame* frame);
   void Process(ReadyQueue& queue);
   void ProcessQueue(ReadyQueue& queue);
 
@@ -379,7 +383,11 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     AsyncKernelFrame frame(&context_, binding, {arguments, num_arguments},
                            {results, num_results},
                            Location{&program_->file(), record[1]});
-    kernel.async_implementation(&frame);
+    if (IsTracing()) [[unlikely]] {
+      RunKernelTraced(kernel, &frame);
+    } else {
+      kernel.async_implementation(&frame);
+    }
     for (uint32_t i = 0; i < num_results; ++i) {
       if (!results[i]) [[unlikely]] {
         results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
@@ -402,6 +410,19 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     if (published != nullptr) DecrementUsers(queue, published, used_by, used_by_counts[i]);
     used_by += used_by_counts[i];
   }
+}
+
+void Invocation::RunKernelTraced(const KernelInfo& kernel, AsyncKernelFrame* frame) {
+  const BefFile& file = program_->file();
+  DecodedLocation location = file.DecodeLocation(kernel.location());
+  std::string where = location.is_file_location()
+                          ? absl::StrCat(location.filename, ":", location.line, ":",
+                                         location.column)
+                          : location.description;
+  const BefFunctionEntry& function = file.function(info_->index);
+  TraceSpan span("kernel", file.kernel_name(kernel.code()),
+                 TraceArgs({{"function", function.name}, {"location", where}}));
+  kernel.async_implementation(frame);
 }
 
 }  // namespace
@@ -441,7 +462,12 @@ void BefFunction::Execute(const ExecutionContext& context,
     return;
   }
   ++execution_nesting;
-  Invocation::Create(program_, *info, context)->Start(arguments, results);
+  if (IsTracing()) [[unlikely]] {
+    TraceSpan span("function", name().empty() ? "<anonymous function>" : name());
+    Invocation::Create(program_, *info, context)->Start(arguments, results);
+  } else {
+    Invocation::Create(program_, *info, context)->Start(arguments, results);
+  }
   --execution_nesting;
 }
 

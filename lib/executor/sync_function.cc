@@ -9,6 +9,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/host/kernel_frame.h"
 #include "bef/support/string_view.h"
+#include "bef/host/tracing.h"
 #include "lib/executor/functions.h"
 
 namespace bef {
@@ -30,6 +31,7 @@ absl::Status SyncBefFunction::ExecuteSync(const ExecutionContext& context,
       program_->file().GetFunctionInfo(index_);
   if (!info_or.ok()) return info_or.status();
   const FunctionInfo& info = **info_or;
+  TraceSpan function_span("function", name());
   if (arguments.size() != info.num_arguments || results.size() != info.result_registers.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "sync function '", ToAbsl(name()), "' takes ", info.num_arguments,
@@ -70,7 +72,12 @@ absl::Status SyncBefFunction::ExecuteSync(const ExecutionContext& context,
     binding.function_indices = kernel.functions().data();
     binding.num_functions = kernel.num_functions();
     SyncKernelFrame frame(&context, binding, kernel_arguments, kernel_results);
-    kernel.sync_implementation(&frame);
+    {
+      TraceSpan kernel_span("kernel", file.kernel_name(kernel.code()),
+                            IsTracing() ? TraceArgs({{"function", name()}})
+                                        : std::string());
+      kernel.sync_implementation(&frame);
+    }
     if (!frame.status().ok()) return frame.status();
     // Clear registers after their last use; results nobody uses at once.
     for (uint32_t reg : kernel.arguments()) {

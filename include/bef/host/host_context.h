@@ -29,6 +29,7 @@
 #include "bef/host/kernel_registry.h"
 #include "bef/host/native_function.h"
 #include "bef/host/timer_queue.h"
+#include "bef/host/tracing.h"
 #include "bef/host/work_queue.h"
 
 namespace bef {
@@ -74,15 +75,20 @@ class HostContext {
   // Delivers a kernel or loader error to the embedder's handler.
   void EmitError(const DecodedDiagnostic& diagnostic) const;
 
-  void EnqueueWork(TaskFunction task) { work_queue_->AddTask(std::move(task)); }
+  // Work-queue tasks are traced (tracing.h) when tracing is on.
+  void EnqueueWork(TaskFunction task) {
+    work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
+  }
   // Queued if no thread is free; false only for queues that refuse blocking
   // work.
   bool EnqueueBlockingWork(TaskFunction task) {
-    return !work_queue_->AddBlockingTask(std::move(task), true).has_value();
+    return !work_queue_->AddBlockingTask(MaybeTraced(std::move(task), "blocking task"), true)
+                .has_value();
   }
   // Started now or refused (false).
   bool RunBlockingWork(TaskFunction task) {
-    return !work_queue_->AddBlockingTask(std::move(task), false).has_value();
+    return !work_queue_->AddBlockingTask(MaybeTraced(std::move(task), "blocking task"), false)
+                .has_value();
   }
   void Await(std::span<AsyncValue* const> values) { work_queue_->Await(values); }
   void Await(std::span<const RCReference<AsyncValue>> values);
@@ -110,6 +116,14 @@ class HostContext {
   }
 
  private:
+  static TaskFunction MaybeTraced(TaskFunction task, const char* name) {
+    if (!IsTracing()) [[likely]] return task;
+    return [task = std::move(task), name]() mutable {
+      TraceSpan span("task", name);
+      task();
+    };
+  }
+
   // Destroyed last: sees every deallocation.
   std::unique_ptr<HostAllocator> allocator_;
   DiagnosticHandler diagnostic_handler_;
