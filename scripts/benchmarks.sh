@@ -58,4 +58,6 @@ if [[ "${BEF_BENCH_QUICK:-0}" != 1 ]]; then
   echo
   "$bin/benchmarks/async_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/loader_benchmark" --benchmark_min_time=0.2 2>/dev/null
+  "$bin/benchmarks/tensor_benchmark" --benchmark_min_time=0.2 2>/dev/null
+  "$bin/benchmarks/tracing_benchmark" --benchmark_min_time=0.2 2>/dev/null
 fi
