@@ -1,4 +1,5 @@
-// Functions bef_serve_test.py calls over HTTP (not a lit test: no RUN line).
+// Functions tests/serving/bef_serve_test.py calls over HTTP (an input, not a
+// lit test).
 func.func @add(%a: i32, %b: i32) -> i32 {
   %c = tfrt.add.i32 %a, %b
   tfrt.return %c : i32
@@ -28,7 +29,8 @@ func.func @fail(%x: i32) -> i32 {
   tfrt.return %y : i32
 }
 
-// Runs `n` iterations: long enough for a short deadline to cancel it.
+// Counts to `n` in `n` iterations (returns n): with a large n, long enough
+// for a short deadline to cancel it.
 func.func @spin(%n: i32) -> i32 {
   %zero = tfrt.constant.i32 0
   %one = tfrt.constant.i32 1
