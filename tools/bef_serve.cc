@@ -100,6 +100,7 @@ int Serve(const ServeOptions& options) {
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_payload_max_length(options.max_body_bytes);
   server.set_keep_alive_max_count(1000000);
+  server.set_tcp_nodelay(true);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
