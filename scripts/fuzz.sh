@@ -4,6 +4,7 @@
 #
 #   bash scripts/fuzz.sh                      # bef_file, 600 s
 #   bash scripts/fuzz.sh bef_file 60          # target, seconds
+#   bash scripts/fuzz.sh bef_exec 60          # full execution with limits
 #   FUZZ_JOBS=2 bash scripts/fuzz.sh ...      # parallel jobs
 #
 # The build uses the system's Abseil and oneTBB directly (no Bazel): clang
@@ -30,6 +31,10 @@ golden="${BEF_GOLDEN_DIR:-../shared/spec/golden}"
 cp -n "$golden"/*.bef "$out/corpus/" 2>/dev/null || true
 
 sources=(lib/format/*.cc lib/async/*.cc lib/host/*.cc lib/loader/*.cc lib/support/*.cc)
+if [[ "$target" == bef_exec ]]; then
+  sources+=(lib/executor/*.cc lib/tensor/*.cc kernels/basic/*.cc kernels/test/*.cc
+            kernels/tensor/*.cc)
+fi
 sources=($(printf '%s\n' "${sources[@]}" | grep -v '_test\.cc$'))
 absl_libs=$(pkg-config --libs absl_status absl_statusor absl_strings \
   absl_str_format absl_cord absl_flat_hash_map absl_time)

@@ -370,7 +370,9 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     arguments[i] = value;
     if (value->IsError()) error = value;  // the last error operand wins
   }
-  if (error == nullptr) error = context_.request_context()->GetCancelAsyncValue();
+  RequestContext* request = context_.request_context();
+  if (request->has_kernel_budget()) [[unlikely]] request->ConsumeKernelBudget();
+  if (error == nullptr) error = request->GetCancelAsyncValue();
 
   if (error == nullptr) [[likely]] {
     KernelBinding binding = binding_template_;

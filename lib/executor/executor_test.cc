@@ -122,6 +122,26 @@ TEST_P(ExecutorTest, ErrorSkipsOnlyItsDependents) {
   EXPECT_THAT(diagnostics_, ElementsAre("something bad happened"));  // once
 }
 
+// A kernel budget ends a legal infinite loop (here endless recursion through
+// tfrt.call): the request is cancelled with RESOURCE_EXHAUSTED.
+TEST_P(ExecutorTest, KernelBudgetEndsAnInfiniteRecursion) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "forever", {"i32"}, {"i32"});
+  uint32_t next = Add(f, 0, Constant(f, 1));
+  uint32_t result = f.AddKernel("tfrt.call").AddArgument(next).AddFunction(0).AddResult("i32");
+  f.Return({result});
+  auto program = Load(writer);
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), &resources_);
+  request->SetKernelBudget(10000);
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  auto results = Run(*program, "forever", {zero.GetAsyncValue()}, request);
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(results[0]->GetError().message(), "kernel budget of 10000 kernels exhausted");
+  // Without a budget nothing is counted.
+  EXPECT_FALSE(RequestContext::Create(host_.get(), &resources_)->has_kernel_budget());
+}
+
 TEST_P(ExecutorTest, CancellationBeforeAndDuringARun) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32", "i32"});

@@ -1,5 +1,7 @@
 #include "bef/host/execution_context.h"
 
+#include "absl/strings/str_cat.h"
+
 #include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
 
@@ -18,6 +20,18 @@ RequestContext::~RequestContext() {
     host_->timer_queue().Cancel(deadline_->timer);
   }
   if (AsyncValue* cancel = cancel_value_.load()) cancel->DropRef();
+}
+
+void RequestContext::SetKernelBudget(int64_t kernels) {
+  kernel_budget_limit_ = kernels;
+  kernel_budget_.store(kernels, std::memory_order_relaxed);
+  has_kernel_budget_.store(true, std::memory_order_release);
+  if (kernels <= 0) ExhaustKernelBudget();
+}
+
+void RequestContext::ExhaustKernelBudget() {
+  Cancel(absl::ResourceExhaustedError(absl::StrCat(
+      "kernel budget of ", kernel_budget_limit_, " kernels exhausted")));
 }
 
 void RequestContext::Cancel(absl::Status status) {

@@ -87,6 +87,23 @@ class RequestContext {
   // deadline; the timer never outlives the request.
   void SetDeadline(absl::Time deadline);
 
+  // Limits the number of kernels the request may start (all its functions
+  // together, tfrt.call / loop bodies included): once `kernels` have
+  // started, the request is cancelled with RESOURCE_EXHAUSTED ("kernel
+  // budget of N kernels exhausted"), so even a legal infinite loop ends.
+  // For untrusted programs (the execution fuzzer); off by default, and
+  // then it costs the executor one well-predicted branch per kernel.
+  void SetKernelBudget(int64_t kernels);
+  bool has_kernel_budget() const {
+    return has_kernel_budget_.load(std::memory_order_relaxed);
+  }
+  // Counts one kernel against the budget. REQUIRES: has_kernel_budget().
+  void ConsumeKernelBudget() {
+    if (kernel_budget_.fetch_sub(1, std::memory_order_relaxed) == 1) {
+      ExhaustKernelBudget();
+    }
+  }
+
   // Per-request data keyed by type.
   template <typename T>
   void SetData(T value) {
@@ -113,8 +130,13 @@ class RequestContext {
   HostContext* host_;
   ResourceContext* resources_;
   int64_t id_;
+  void ExhaustKernelBudget();
+
   std::atomic<uint32_t> ref_count_{1};
   std::atomic<AsyncValue*> cancel_value_{nullptr};
+  std::atomic<bool> has_kernel_budget_{false};
+  std::atomic<int64_t> kernel_budget_{0};
+  int64_t kernel_budget_limit_ = 0;
   // Shared with the pending deadline timer, which cancels through it only
   // while the request is alive.
   struct DeadlineState {
