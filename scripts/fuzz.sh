@@ -39,10 +39,17 @@ sources=($(printf '%s\n' "${sources[@]}" | grep -v '_test\.cc$'))
 absl_libs=$(pkg-config --libs absl_status absl_statusor absl_strings \
   absl_str_format absl_cord absl_flat_hash_map absl_time)
 echo "building $out/${target}_fuzzer"
-clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=undefined -Iinclude -I. \
-  "tools/fuzz/${target}_fuzzer.cc" "${sources[@]}" \
+# One object per source, compiled in parallel (every core), then linked.
+objects="$out/objects"
+mkdir -p "$objects"
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -Iinclude -I.)
+printf '%s\n' "tools/fuzz/${target}_fuzzer.cc" "${sources[@]}" |
+  xargs -P "$(nproc)" -I{} sh -c \
+    'clang++-14 "$@" -c {} -o "'"$objects"'/$(echo {} | tr / _).o"' _ "${flags[@]}"
+clang++-14 -fsanitize=fuzzer,address,undefined "$objects"/*.o \
   $absl_libs -ltbb -lpthread -o "$out/${target}_fuzzer"
+rm -rf "$objects"
 
 echo "fuzzing $target for ${seconds}s (${jobs} job(s))"
 cd "$out"

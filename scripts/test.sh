@@ -4,6 +4,8 @@
 #   asan    every test target under ASan + UBSan, except those tagged
 #           no_sanitizers (huge stack-depth runs);
 #   tsan    the targets tagged `concurrency` under ThreadSanitizer;
+#   fuzz    each libFuzzer target (scripts/fuzz.sh) for BEF_FUZZ_SECONDS (20)
+#           seconds with clang-14, ASan and UBSan: a finding fails it;
 # and prints "N passed, N failed" over all passes. Exit status 0 only when
 # every test passed.
 #
@@ -13,11 +15,23 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh || exit 1
 
-passes=${BEF_TEST_PASSES:-"normal asan tsan"}
+passes=${BEF_TEST_PASSES:-"normal asan tsan fuzz"}
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 rc=0
 for pass in $passes; do
+  if [[ "$pass" == fuzz ]]; then
+    echo "=== test pass: fuzz"
+    for target in bef_file bef_exec; do
+      if BEF_SKIP_DEPS=1 bash scripts/fuzz.sh "$target" "${BEF_FUZZ_SECONDS:-20}"; then
+        echo "//tools/fuzz:${target}_fuzzer_${BEF_FUZZ_SECONDS:-20}s PASSED" | tee -a "$log"
+      else
+        echo "//tools/fuzz:${target}_fuzzer_${BEF_FUZZ_SECONDS:-20}s FAILED" | tee -a "$log"
+        rc=1
+      fi
+    done
+    continue
+  fi
   case "$pass" in
     normal) flags=() ;;
     asan) flags=(--config=asan --test_tag_filters=-no_sanitizers --build_tests_only) ;;

@@ -228,6 +228,11 @@ class WhileLoop {
 
 void While(AsyncKernelFrame* frame) {
   const Function* body = frame->GetFunctionAt(0);
+  if (frame->GetAttributeBytesAvailable(0) < sizeof(int64_t)) {
+    frame->ReportError("tfrt.while: the parallel_iterations attribute is outside the "
+                       "Attributes section");
+    return;
+  }
   int64_t parallel_iterations =
       LoadScalarAttribute<int64_t>(frame->GetAttributeAt(0));
   auto values = frame->GetArguments().subspan(1);

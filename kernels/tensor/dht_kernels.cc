@@ -102,6 +102,12 @@ absl::StatusOr<RCReference<AsyncValue>> SetTensorWithConstantValues(
         "and a values attribute");
   }
   const uint8_t* attribute = attributes[0];
+  const size_t available = attributes.available_bytes(0);
+  if (available < 4) {
+    return absl::InvalidArgumentError(
+        "tfrt_dht.set_tensor_with_constant_values: the values attribute is "
+        "outside the Attributes section");
+  }
   uint32_t count = internal::LoadWord(attribute);
   int64_t expected = tensor->NumElements();
   if constexpr (kIsComplex<T>) {
@@ -120,6 +126,13 @@ absl::StatusOr<RCReference<AsyncValue>> SetTensorWithConstantValues(
   size_t part = kIsComplex<T> ? sizeof(T) / 2 : sizeof(T);
   const uint8_t* payload = attribute + 4;
   if (part == 8 && reinterpret_cast<uintptr_t>(payload) % 8 != 0) payload += 4;
+  // The attribute is read whatever its kind (as TFRT does), but never past
+  // the Attributes section.
+  if (static_cast<size_t>(payload - attribute) + tensor->DataSize() > available) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tfrt_dht.set_tensor_with_constant_values: the values attribute "
+        "holds fewer than the tensor's ", tensor->DataSize(), " bytes"));
+  }
   BEF_RETURN_IF_ERROR(tensor->MakeWritable(host->allocator()));
   std::memcpy(tensor->writable_data(), payload, tensor->DataSize());
   return FormRef(arguments[1]);

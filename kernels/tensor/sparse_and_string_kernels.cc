@@ -22,20 +22,14 @@
 namespace bef {
 namespace {
 
-// tfrt_sht.create_tensor {shape = [...], values = ["a", ...]}.
+// tfrt_sht.create_tensor {shape = [...], values = ["a", ...]}. `values` is
+// read as an aggregate (the loader verified it: every element in bounds);
+// `[]` is an empty array, the same single zero word as an empty aggregate.
 absl::StatusOr<StringHostTensor> CreateStringTensor(
-    ArrayAttribute<int64_t> shape_attribute, RemainingAttributes rest) {
-  if (rest.size() < 1) {
-    return absl::InvalidArgumentError(
-        "tfrt_sht.create_tensor needs a values attribute");
-  }
+    ArrayAttribute<int64_t> shape_attribute, AggregateAttribute values) {
   TensorShape shape(shape_attribute.data());
-  // `values` is an aggregate of strings; `[]` is an empty array (a single
-  // uint32 0), as is an empty aggregate.
-  AggregateAttributeView values(rest[0]);
   std::vector<std::string> strings;
-  uint32_t count = internal::LoadWord(rest[0]) == 0 ? 0 : values.size();
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i < values.size(); ++i) {
     if (values.element_type(i) != static_cast<uint8_t>(DType::kString)) {
       return absl::InvalidArgumentError(
           "tfrt_sht.create_tensor: values must be strings");

@@ -127,6 +127,12 @@ void Benchmark(AsyncKernelFrame* frame) {
     frame->ReportError("Benchmark op operands do not match the function's arguments");
     return;
   }
+  for (size_t i = 0; i < 3 || (i < 4 && i < frame->GetNumAttributes()); ++i) {
+    if (frame->GetAttributeBytesAvailable(i) < sizeof(int32_t)) {
+      frame->ReportError("tfrt_test.benchmark: an attribute is outside the Attributes section");
+      return;
+    }
+  }
   int32_t duration_secs = LoadScalarAttribute<int32_t>(frame->GetAttributeAt(0));
   int32_t max_count = LoadScalarAttribute<int32_t>(frame->GetAttributeAt(1));
   std::string name(StringAttributeView(frame->GetAttributeAt(2)));

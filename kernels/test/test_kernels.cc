@@ -531,6 +531,11 @@ void SyncFunctionRunner(AsyncKernelFrame* frame) {
 void SyncSumAttributes(SyncKernelFrame* frame) {
   int32_t sum = 0;
   for (size_t i = 0; i < frame->GetNumAttributes(); ++i) {
+    if (frame->GetAttributeBytesAvailable(i) < sizeof(int32_t)) {
+      frame->SetError(absl::InvalidArgumentError(
+          "an attribute is outside the Attributes section"));
+      return;
+    }
     sum = WrappingAdd(sum, LoadScalarAttribute<int32_t>(frame->GetAttributeAt(i)));
   }
   frame->EmplaceResultAt<int32_t>(0, sum);

@@ -79,6 +79,8 @@ class Invocation {
     // What every kernel's binding shares; RunKernel adds the kernel's part.
     binding_template_.attribute_pool = program->file().attributes().data();
     binding_template_.attribute_pool_owner = &program->file().image_owner();
+    binding_template_.attribute_pool_end =
+        program->file().attributes().data() + program->file().attributes().size();
     binding_template_.function_table = program->function_table();
     binding_template_.remaining_uses = [](const void* executor,
                                           size_t index) -> uint32_t {

@@ -66,6 +66,7 @@ absl::Status SyncBefFunction::ExecuteSync(const ExecutionContext& context,
     KernelBinding binding;
     binding.attribute_pool = file.attributes().data();
     binding.attribute_pool_owner = &file.image_owner();
+    binding.attribute_pool_end = file.attributes().data() + file.attributes().size();
     binding.attribute_offsets = kernel.attributes().data();
     binding.num_attributes = kernel.num_attributes();
     binding.function_table = program_->function_table();

@@ -14,6 +14,7 @@
 #ifndef BEF_HOST_KERNEL_FRAME_H_
 #define BEF_HOST_KERNEL_FRAME_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -42,6 +43,10 @@ struct KernelBinding {
   // Keeps the pool's bytes alive for values that view them in place; null
   // (or pointing to null) when the pool must be copied instead.
   const std::shared_ptr<const void>* attribute_pool_owner = nullptr;
+  // The end of the pool: kernels that read an attribute without a typed
+  // view (which the loader verified) check their reads against it. Null:
+  // unknown (no check possible).
+  const uint8_t* attribute_pool_end = nullptr;
   uint32_t num_attributes = 0;
   const Function* const* function_table = nullptr;  // the file's functions
   const uint32_t* function_indices = nullptr;       // into function_table
@@ -85,6 +90,17 @@ class AsyncKernelFrame {
   size_t GetNumAttributes() const { return binding_->num_attributes; }
   const uint8_t* GetAttributeAt(size_t index) const {
     return binding_->attribute_pool + binding_->attribute_offsets[index];
+  }
+  // Bytes from attribute `index` to the end of the Attributes section, for
+  // kernels that read attributes raw (typed views are verified at load).
+  // 0 when the kernel has no attribute `index`.
+  size_t GetAttributeBytesAvailable(size_t index) const {
+    if (index >= binding_->num_attributes) return 0;
+    if (binding_->attribute_pool_end == nullptr) return SIZE_MAX;
+    const uint8_t* attribute = GetAttributeAt(index);
+    return attribute < binding_->attribute_pool_end
+               ? static_cast<size_t>(binding_->attribute_pool_end - attribute)
+               : 0;
   }
   // What keeps the attributes' bytes alive, or null (then copy them).
   std::shared_ptr<const void> GetAttributePoolOwner() const {
@@ -171,6 +187,17 @@ class SyncKernelFrame {
   size_t GetNumAttributes() const { return binding_->num_attributes; }
   const uint8_t* GetAttributeAt(size_t index) const {
     return binding_->attribute_pool + binding_->attribute_offsets[index];
+  }
+  // Bytes from attribute `index` to the end of the Attributes section, for
+  // kernels that read attributes raw (typed views are verified at load).
+  // 0 when the kernel has no attribute `index`.
+  size_t GetAttributeBytesAvailable(size_t index) const {
+    if (index >= binding_->num_attributes) return 0;
+    if (binding_->attribute_pool_end == nullptr) return SIZE_MAX;
+    const uint8_t* attribute = GetAttributeAt(index);
+    return attribute < binding_->attribute_pool_end
+               ? static_cast<size_t>(binding_->attribute_pool_end - attribute)
+               : 0;
   }
   size_t GetNumFunctions() const { return binding_->num_functions; }
   const Function* GetFunctionAt(size_t index) const {

@@ -255,6 +255,10 @@ class RemainingAttributes {
   const uint8_t* operator[](size_t i) const {
     return frame_->GetAttributeAt(first_ + i);
   }
+  // Bytes from attribute i to the end of the Attributes section.
+  size_t available_bytes(size_t i) const {
+    return frame_->GetAttributeBytesAvailable(first_ + i);
+  }
 
  private:
   const AsyncKernelFrame* frame_;
