@@ -2,6 +2,8 @@
 // casts, boolean, printing, chains, value aliasing, devices
 // (host-dialects.md §2.1-2.7, §2.9).
 #include <cinttypes>
+#include <limits>
+#include <type_traits>
 #include <complex>
 #include <cstdio>
 #include <string>
@@ -79,8 +81,16 @@ bool LessEqual(Argument<T> a, Argument<T> b) {
 bool And(Argument<bool> a, Argument<bool> b) { return *a && *b; }
 
 // ---- Casts.
+// Float to integer truncates toward zero. NaN and values outside the
+// integer's range (undefined in C++) give the minimum integer, which is what
+// TFRT's static_cast produces on x86-64 (cvttss2si's "integer indefinite").
 template <typename From, typename To>
 To Cast(Argument<From> value) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // 2^(bits-1): the integer's maximum plus one, exact in From.
+    constexpr From kLimit = -static_cast<From>(std::numeric_limits<To>::min());
+    if (!(*value >= -kLimit && *value < kLimit)) return std::numeric_limits<To>::min();
+  }
   return static_cast<To>(*value);
 }
 

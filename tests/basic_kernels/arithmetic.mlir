@@ -63,3 +63,22 @@ func.func @casts() -> (f32, i64, f64, i64) {
   tfrt.return %f, %j, %d, %k : f32, i64, f64, i64
 }
 // CHECK-NEXT: 'casts' returned -3.000000e+00,312,-3.000000e+00,-255
+
+// Float to integer outside the range, and NaN: the minimum integer (what
+// TFRT's static_cast gives on x86-64; undefined behaviour in C++). -2^63 is
+// in range.
+// CHECK-LABEL: --- Running 'casts_out_of_range':
+func.func @casts_out_of_range() -> (i64, i64, i64, i64, i64) {
+  %big = tfrt.constant.f32 1.0e30
+  %a = "tfrt.cast.f32_to_i64"(%big) : (f32) -> i64
+  %small = tfrt.constant.f64 -1.0e300
+  %b = "tfrt.cast.f64_to_i64"(%small) : (f64) -> i64
+  %nan = tfrt.constant.f64 0x7FF8000000000000
+  %c = "tfrt.cast.f64_to_i64"(%nan) : (f64) -> i64
+  %two63 = tfrt.constant.f64 9223372036854775808.0
+  %d = "tfrt.cast.f64_to_i64"(%two63) : (f64) -> i64
+  %minus_two63 = tfrt.constant.f64 -9223372036854775808.0
+  %e = "tfrt.cast.f64_to_i64"(%minus_two63) : (f64) -> i64
+  tfrt.return %a, %b, %c, %d, %e : i64, i64, i64, i64, i64
+}
+// CHECK-NEXT: 'casts_out_of_range' returned -9223372036854775808,-9223372036854775808,-9223372036854775808,-9223372036854775808,-9223372036854775808
