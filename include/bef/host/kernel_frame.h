@@ -47,6 +47,7 @@ struct KernelBinding {
   // view (which the loader verified) check their reads against it. Null:
   // unknown (no check possible).
   const uint8_t* attribute_pool_end = nullptr;
+
   uint32_t num_attributes = 0;
   const Function* const* function_table = nullptr;  // the file's functions
   const uint32_t* function_indices = nullptr;       // into function_table
@@ -56,6 +57,17 @@ struct KernelBinding {
   // TFRT's one-reference-per-use registers would show. Optional.
   uint32_t (*remaining_uses)(const void* executor, size_t index) = nullptr;
   const void* executor = nullptr;
+
+  // Bytes from attribute `index` to attribute_pool_end (0 when there is no
+  // such attribute, SIZE_MAX when the end is unknown).
+  size_t AttributeBytesAvailable(size_t index) const {
+    if (index >= num_attributes) return 0;
+    if (attribute_pool_end == nullptr) return SIZE_MAX;
+    const uint8_t* attribute = attribute_pool + attribute_offsets[index];
+    return attribute < attribute_pool_end
+               ? static_cast<size_t>(attribute_pool_end - attribute)
+               : 0;
+  }
 };
 
 class AsyncKernelFrame {
@@ -95,12 +107,7 @@ class AsyncKernelFrame {
   // kernels that read attributes raw (typed views are verified at load).
   // 0 when the kernel has no attribute `index`.
   size_t GetAttributeBytesAvailable(size_t index) const {
-    if (index >= binding_->num_attributes) return 0;
-    if (binding_->attribute_pool_end == nullptr) return SIZE_MAX;
-    const uint8_t* attribute = GetAttributeAt(index);
-    return attribute < binding_->attribute_pool_end
-               ? static_cast<size_t>(binding_->attribute_pool_end - attribute)
-               : 0;
+    return binding_->AttributeBytesAvailable(index);
   }
   // What keeps the attributes' bytes alive, or null (then copy them).
   std::shared_ptr<const void> GetAttributePoolOwner() const {
@@ -192,12 +199,7 @@ class SyncKernelFrame {
   // kernels that read attributes raw (typed views are verified at load).
   // 0 when the kernel has no attribute `index`.
   size_t GetAttributeBytesAvailable(size_t index) const {
-    if (index >= binding_->num_attributes) return 0;
-    if (binding_->attribute_pool_end == nullptr) return SIZE_MAX;
-    const uint8_t* attribute = GetAttributeAt(index);
-    return attribute < binding_->attribute_pool_end
-               ? static_cast<size_t>(binding_->attribute_pool_end - attribute)
-               : 0;
+    return binding_->AttributeBytesAvailable(index);
   }
   size_t GetNumFunctions() const { return binding_->num_functions; }
   const Function* GetFunctionAt(size_t index) const {
