@@ -223,6 +223,18 @@ TEST_F(FrameFixture, StatusOrErrorIsReportedAtTheKernelsLocation) {
   EXPECT_EQ(diagnostics_.size(), 1u);
 }
 
+// An operand of another type than the kernel reads is an error, not a read
+// of the wrong memory (nothing else checks it without RegisterTypes).
+TEST_F(FrameFixture, OperandOfAnotherTypeIsAnError) {
+  AsyncValueRef<int64_t> wide = MakeAvailableAsyncValueRef<int64_t>(7);
+  Run(BEF_KERNEL(Add).implementation, {Value(1), wide.GetAsyncValue()}, 1);
+  ASSERT_TRUE(results_[0]->IsError());
+  EXPECT_EQ(results_[0]->GetError().message(), "operand 1 is not a value of type i32");
+  EXPECT_EQ(results_[0]->GetError().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_EQ(diagnostics_.size(), 1u);
+  EXPECT_EQ(diagnostics_[0].location->line, 42u);
+}
+
 TEST_F(FrameFixture, StatusReturnFillsEveryUnsetResult) {
   AsyncValueRef<bool> no = MakeAvailableAsyncValueRef<bool>(false);
   Run(BEF_KERNEL(Check).implementation, {no.GetAsyncValue()}, 2);

@@ -596,6 +596,25 @@ struct ReturnHandler<absl::Status> {
   static void AppendTypes(KernelSignature&) {}
 };
 
+// Whether a typed operand holds its type (Argument<T>; other parameters and
+// Argument<Chain>, which is never read, always match).
+template <typename P>
+struct ArgumentCheck {
+  static bool Matches(AsyncKernelFrame*, size_t) { return true; }
+  static constexpr std::string_view type_name = "";
+};
+template <typename T>
+struct ArgumentCheck<Argument<T>> {
+  static bool Matches(AsyncKernelFrame* frame, size_t index) {
+    if constexpr (std::is_same_v<T, Chain>) {
+      return true;
+    } else {
+      return frame->GetArgAt(index)->IsType<T>();
+    }
+  }
+  static constexpr std::string_view type_name = BefTypeName<T>::value;
+};
+
 template <typename F, F function>
 struct KernelImpl;
 
@@ -611,6 +630,21 @@ struct KernelImpl<Return (*)(Params...), function> {
 
   template <size_t... I>
   static void InvokeImpl(AsyncKernelFrame* frame, std::index_sequence<I...>) {
+    // Typed operands are checked (one type-id compare each): without a
+    // RegisterTypes section nothing else guarantees them, and reading a
+    // value as another type would read the wrong memory.
+    if (!(ArgumentCheck<Params>::Matches(frame, kIndices[I]) && ...)) [[unlikely]] {
+      size_t index = 0;
+      std::string_view expected;
+      ((ArgumentCheck<Params>::Matches(frame, kIndices[I]) ||
+        (expected.empty() && ((index = kIndices[I]), (expected = ArgumentCheck<Params>::type_name),
+                              true))),
+       ...);
+      frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "operand ", index, " is not a value of type ",
+          absl::string_view(expected.data(), expected.size()))));
+      return;
+    }
     if constexpr (std::is_void_v<Return>) {
       function(KernelParameter<Params>::Build(frame, kIndices[I])...);
     } else {
@@ -769,6 +803,21 @@ struct SyncReturnHandler<absl::Status> {
   static void AppendTypes(KernelSignature&) {}
 };
 
+template <typename P>
+bool SyncArgumentMatches(SyncKernelFrame* frame, size_t index) {
+  if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
+    using Value = typename SyncKernelParameter<P>::Value;
+    if constexpr (std::is_same_v<Value, Chain>) {
+      return true;
+    } else {
+      SyncValue* value = frame->GetArgAt(index);
+      return value->HasValue() && value->template IsType<Value>();
+    }
+  } else {
+    return true;
+  }
+}
+
 template <typename F, F function>
 struct SyncKernelImpl;
 
@@ -781,6 +830,12 @@ struct SyncKernelImpl<Return (*)(Params...), function> {
   }
   template <size_t... I>
   static void InvokeImpl(SyncKernelFrame* frame, std::index_sequence<I...>) {
+    // Plain operands are checked like async ones (KernelImpl).
+    if (!(SyncArgumentMatches<Params>(frame, kIndices[I]) && ...)) [[unlikely]] {
+      frame->SetError(absl::InvalidArgumentError(
+          "an operand is not a value of the type the kernel reads"));
+      return;
+    }
     if constexpr (std::is_void_v<Return>) {
       function(SyncKernelParameter<Params>::Build(frame, kIndices[I])...);
     } else {
