@@ -6,6 +6,8 @@
 #   bash scripts/fuzz.sh bef_file 60          # target, seconds
 #   bash scripts/fuzz.sh bef_exec 60          # full execution with limits
 #   FUZZ_JOBS=2 bash scripts/fuzz.sh ...      # parallel jobs
+#   FUZZ_RUNS=20000 bash scripts/fuzz.sh ...  # a fixed number of inputs from
+#                                             # seed 1 (deterministic; the suite)
 #
 # The build uses the system's Abseil and oneTBB directly (no Bazel): clang
 # and Bazel's g++ toolchain do not mix. Findings are written to
@@ -51,7 +53,13 @@ clang++-14 -fsanitize=fuzzer,address,undefined "$objects"/*.o \
   $absl_libs -ltbb -lpthread -o "$out/${target}_fuzzer"
 rm -rf "$objects"
 
-echo "fuzzing $target for ${seconds}s (${jobs} job(s))"
+limits=(-max_total_time="$seconds")
+if [[ -n "${FUZZ_RUNS:-}" ]]; then
+  limits+=(-runs="$FUZZ_RUNS" -seed=1)
+  echo "fuzzing $target: $FUZZ_RUNS inputs from seed 1 (at most ${seconds}s)"
+else
+  echo "fuzzing $target for ${seconds}s (${jobs} job(s))"
+fi
 cd "$out"
-./"${target}_fuzzer" -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" \
+./"${target}_fuzzer" "${limits[@]}" -jobs="$jobs" -workers="$jobs" \
   -print_final_stats=1 -rss_limit_mb=4096 -max_len=65536 corpus 2>&1 | tail -25

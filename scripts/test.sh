@@ -4,8 +4,9 @@
 #   asan    every test target under ASan + UBSan, except those tagged
 #           no_sanitizers (huge stack-depth runs);
 #   tsan    the targets tagged `concurrency` under ThreadSanitizer;
-#   fuzz    each libFuzzer target (scripts/fuzz.sh) for BEF_FUZZ_SECONDS (20)
-#           seconds with clang-14, ASan and UBSan: a finding fails it;
+#   fuzz    each libFuzzer target (scripts/fuzz.sh) with clang-14, ASan and
+#           UBSan on a fixed number of inputs from seed 1 (deterministic;
+#           bef_file 30,000, bef_exec 10,000): a finding fails it;
 # and prints "N passed, N failed" over all passes. Exit status 0 only when
 # every test passed.
 #
@@ -22,11 +23,12 @@ rc=0
 for pass in $passes; do
   if [[ "$pass" == fuzz ]]; then
     echo "=== test pass: fuzz"
-    for target in bef_file bef_exec; do
-      if BEF_SKIP_DEPS=1 bash scripts/fuzz.sh "$target" "${BEF_FUZZ_SECONDS:-20}"; then
-        echo "//tools/fuzz:${target}_fuzzer_${BEF_FUZZ_SECONDS:-20}s PASSED" | tee -a "$log"
+    for run in bef_file:30000 bef_exec:10000; do
+      target="${run%%:*}" runs="${run##*:}"
+      if FUZZ_RUNS="$runs" BEF_SKIP_DEPS=1 bash scripts/fuzz.sh "$target" 300; then
+        echo "//tools/fuzz:${target}_fuzzer_${runs}_runs PASSED" | tee -a "$log"
       else
-        echo "//tools/fuzz:${target}_fuzzer_${BEF_FUZZ_SECONDS:-20}s FAILED" | tee -a "$log"
+        echo "//tools/fuzz:${target}_fuzzer_${runs}_runs FAILED" | tee -a "$log"
         rc=1
       fi
     done
