@@ -61,8 +61,8 @@ class BefServeTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        code, out, _ = cls.server.stop()
-        assert code == 0 and "bef_serve: stopped" in out, (code, out)
+        code, out, err = cls.server.stop()
+        assert code == 0 and "bef_serve: stopped" in out, (code, out, err)
 
     def test_lists_functions_with_signatures(self):
         status, body = self.server.request("GET", "/v1/functions")
@@ -188,9 +188,9 @@ class ShutdownTest(unittest.TestCase):
         thread = threading.Thread(target=slow)
         thread.start()
         time.sleep(0.2)  # the run is in flight
-        code, out, _ = server.stop()
+        code, out, err = server.stop()
         thread.join()
-        self.assertEqual(code, 0)
+        self.assertEqual(code, 0, err)  # the server's stderr, e.g. a TSan report
         self.assertIn("bef_serve: stopped", out)
         self.assertEqual(answers, [(200, {"results": [iterations]})])
 
