@@ -42,6 +42,7 @@ void Call(AsyncKernelFrame* frame) {
 
 // tfrt.if and tfrt.cond: (i1, args...) with functions (then, else).
 void If(AsyncKernelFrame* frame) {
+  if (!CheckArgumentTypes<bool>(frame)) return;
   bool condition = frame->GetArgAt(0)->get<bool>();
   CallInto(frame, frame->GetFunctionAt(condition ? 0 : 1),
            frame->GetArguments().subspan(1));
@@ -49,6 +50,7 @@ void If(AsyncKernelFrame* frame) {
 
 // tfrt.case: (i32 index, args...); out-of-range indices pick the last branch.
 void Case(AsyncKernelFrame* frame) {
+  if (!CheckArgumentTypes<int32_t>(frame)) return;
   int32_t index = frame->GetArgAt(0)->get<int32_t>();
   int32_t branches = static_cast<int32_t>(frame->GetNumFunctions());
   if (branches == 0) {
@@ -127,6 +129,7 @@ class RepeatLoop {
 };
 
 void RepeatI32(AsyncKernelFrame* frame) {
+  if (!CheckArgumentTypes<int32_t>(frame)) return;
   int32_t count = frame->GetArgAt(0)->get<int32_t>();
   const Function* body = frame->GetFunctionAt(0);
   auto values = frame->GetArguments().subspan(1);
@@ -174,6 +177,13 @@ class WhileLoop {
         return;
       }
       if (condition->IsError()) {
+        loop->FinishWithError();
+        return;
+      }
+      if (!condition->IsType<bool>()) {
+        // The body's last result is not an i1 (a malformed file).
+        loop->condition_ = MakeErrorAsyncValueRef(absl::InvalidArgumentError(
+            "tfrt.while: the body's last result is not an i1"));
         loop->FinishWithError();
         return;
       }
@@ -227,6 +237,7 @@ class WhileLoop {
 };
 
 void While(AsyncKernelFrame* frame) {
+  if (!CheckArgumentTypes<bool>(frame)) return;
   const Function* body = frame->GetFunctionAt(0);
   if (frame->GetAttributeBytesAvailable(0) < sizeof(int64_t)) {
     frame->ReportError("tfrt.while: the parallel_iterations attribute is outside the "
@@ -295,7 +306,22 @@ struct ParallelState {
   const Function* body;
   std::vector<RCReference<AsyncValue>> arguments;  // the extra operands
   std::atomic<int64_t> pending;
+  // The cancellation that made blocks be skipped, if any (set before the
+  // skipped blocks count as finished).
+  std::atomic<AsyncValue*> skipped_by{nullptr};
   AsyncValueRef<Chain> done;
+
+  // `blocks` more blocks are finished (run or skipped); the last makes
+  // `done` available: the ready chain, or the cancellation's error when
+  // blocks were skipped.
+  void Finish(int64_t blocks) {
+    if (pending.fetch_sub(blocks, std::memory_order_acq_rel) != blocks) return;
+    if (AsyncValue* cancelled = skipped_by.load(std::memory_order_acquire)) {
+      done.SetError(cancelled->GetError());
+    } else {
+      done.emplace();
+    }
+  }
 };
 
 void RunBlock(const std::shared_ptr<ParallelState>& state, int32_t start, int32_t end) {
@@ -305,22 +331,31 @@ void RunBlock(const std::shared_ptr<ParallelState>& state, int32_t start, int32_
   for (auto& argument : state->arguments) arguments.push_back(argument.get());
   std::vector<RCReference<AsyncValue>> results(state->body->num_results());
   state->body->Execute(state->context, arguments, results);
-  auto finish = [state] {
-    if (state->pending.fetch_sub(1) == 1) state->done.emplace();
-  };
   if (results.empty()) {
-    finish();
+    state->Finish(1);
   } else {
-    results[0]->AndThen([finish, keep = results[0]] { finish(); });
+    results[0]->AndThen([state, keep = results[0]] { state->Finish(1); });
   }
 }
 
 // Splits [first_block, last_block) by halving: the upper half is enqueued,
 // this thread continues with the lower half, ending with the first block.
+// Once the request is cancelled (deadline, kernel budget, Cancel) the blocks
+// not yet started are skipped as a whole, so a cancelled loop of 2^31 blocks
+// ends in a few steps instead of walking every block.
 void RunBlocks(const std::shared_ptr<ParallelState>& state, int32_t start,
                int32_t end, int32_t block_size, int64_t first_block,
                int64_t last_block) {
-  while (last_block - first_block > 1) {
+  RequestContext* request = state->context.request_context();
+  while (true) {
+    if (AsyncValue* cancelled = request->GetCancelAsyncValue()) [[unlikely]] {
+      AsyncValue* expected = nullptr;
+      state->skipped_by.compare_exchange_strong(expected, cancelled,
+                                                std::memory_order_acq_rel);
+      state->Finish(last_block - first_block);
+      return;
+    }
+    if (last_block - first_block <= 1) break;
     int64_t middle = first_block + (last_block - first_block) / 2;
     state->context.host()->EnqueueWork([=] {
       RunBlocks(state, start, end, block_size, middle, last_block);
@@ -333,6 +368,7 @@ void RunBlocks(const std::shared_ptr<ParallelState>& state, int32_t start,
 }
 
 void ParallelFor(AsyncKernelFrame* frame) {
+  if (!CheckArgumentTypes<int32_t, int32_t, int32_t>(frame)) return;
   int32_t start = frame->GetArgAt(0)->get<int32_t>();
   int32_t end = frame->GetArgAt(1)->get<int32_t>();
   int32_t block_size = frame->GetArgAt(2)->get<int32_t>();

@@ -198,5 +198,105 @@ TEST_F(KernelMessagesTest, GetDeviceUnknownName) {
   EXPECT_EQ(Error(results[0]), "cannot find device GPU:7");
 }
 
+// Without a RegisterTypes section nothing checks register types at load:
+// kernels that read their operands from the frame check them at run time.
+TEST_F(KernelMessagesTest, ControlFlowOperandsOfAnotherTypeAreErrors) {
+  struct Case {
+    std::string kernel;
+    std::vector<std::string> body_arguments, body_results;
+    std::string expected;
+  };
+  std::vector<Case> cases = {
+      {"tfrt.if", {}, {}, "operand 0 is not a value of type i1"},
+      {"tfrt.while", {}, {"i1"}, "operand 0 is not a value of type i1"},
+      {"tfrt.repeat.i32", {}, {}, "operand 0 is not a value of type i32"},
+      {"tfrt.case", {}, {}, "operand 0 is not a value of type i32"},
+      {"tfrt.parallel_for.i32", {"i32", "i32"}, {}, "operand 0 is not a value of type i32"},
+  };
+  for (const Case& test : cases) {
+    SCOPED_TRACE(test.kernel);
+    diagnostics_.clear();
+    BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
+    auto& body = writer.AddFunction(FunctionKind::kBefFunction, "body",
+                                    test.body_arguments, test.body_results);
+    std::vector<uint32_t> returned;
+    for (size_t i = 0; i < test.body_results.size(); ++i) {
+      returned.push_back(body.AddKernel("tfrt.constant.i1")
+                             .AddAttribute(BefAttribute::Bool(false), "value")
+                             .AddResult("i1"));
+    }
+    body.Return(returned);
+    auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+    uint32_t wide = f.AddKernel("tfrt.constant.i64")
+                        .AddAttribute(BefAttribute::I64(1), "value")
+                        .AddResult("i64");
+    auto& kernel = f.AddKernel(test.kernel).AddArgument(wide);
+    if (test.kernel == "tfrt.parallel_for.i32") kernel.AddArgument(wide).AddArgument(wide);
+    if (test.kernel == "tfrt.while") {
+      kernel.AddAttribute(BefAttribute::I64(1), "parallel_iterations");
+    }
+    kernel.AddFunction(body.index());
+    if (test.kernel == "tfrt.if") kernel.AddFunction(body.index());
+    uint32_t result = kernel.AddResult("i32");
+    f.Return({result});
+    auto values = Run(writer, "f", RequestContext::Create(&host_, nullptr));
+    EXPECT_EQ(Error(values[0]), test.expected);
+    EXPECT_THAT(diagnostics_, ElementsAre(test.expected));
+  }
+}
+
+TEST_F(KernelMessagesTest, WhileBodyConditionOfAnotherTypeIsAnError) {
+  BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
+  auto& body = writer.AddFunction(FunctionKind::kBefFunction, "body", {"i32"}, {"i32", "i1"});
+  uint32_t not_a_condition = body.AddKernel("tfrt.constant.i64")
+                                 .AddAttribute(BefAttribute::I64(1), "value")
+                                 .AddResult("i64");
+  body.Return({0, not_a_condition});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t yes = f.AddKernel("tfrt.constant.i1").AddAttribute(BefAttribute::Bool(true), "value")
+                     .AddResult("i1");
+  uint32_t zero = f.AddKernel("tfrt.constant.i32").AddAttribute(BefAttribute::I32(0), "value")
+                      .AddResult("i32");
+  f.Return({f.AddKernel("tfrt.while").AddArgument(yes).AddArgument(zero)
+                .AddAttribute(BefAttribute::I64(1), "parallel_iterations")
+                .AddFunction(body.index()).AddResult("i32")});
+  auto values = Run(writer, "f", RequestContext::Create(&host_, nullptr));
+  EXPECT_EQ(Error(values[0]), "tfrt.while: the body's last result is not an i1");
+}
+
+TEST_F(KernelMessagesTest, VariadicSumOperandOfAnotherTypeIsAnError) {
+  BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t one = f.AddKernel("tfrt.constant.i32").AddAttribute(BefAttribute::I32(1), "value")
+                     .AddResult("i32");
+  uint32_t wide = f.AddKernel("tfrt.constant.i64").AddAttribute(BefAttribute::I64(1), "value")
+                      .AddResult("i64");
+  f.Return({f.AddKernel("tfrt_test.sum").AddArgument(one).AddArgument(wide).AddResult("i32")});
+  auto values = Run(writer, "f", RequestContext::Create(&host_, nullptr));
+  EXPECT_EQ(Error(values[0]), "operand 1 is not a value of type i32");
+}
+
+// A cancelled request skips the blocks of a parallel loop not yet started
+// as a whole: a loop of 2^31 - 1 one-element blocks ends soon after the
+// kernel budget runs out (walking every block would take hours).
+TEST_F(KernelMessagesTest, CancelledParallelForSkipsTheRemainingBlocks) {
+  BefWriter writer;
+  auto& body = writer.AddFunction(FunctionKind::kBefFunction, "body", {"i32", "i32"},
+                                  {"!tfrt.chain"});
+  body.Return({body.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain")});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"!tfrt.chain"});
+  auto constant = [&](int32_t v) {
+    return f.AddKernel("tfrt.constant.i32").AddAttribute(BefAttribute::I32(v), "value")
+        .AddResult("i32");
+  };
+  uint32_t start = constant(0), end = constant(INT32_MAX), block = constant(1);
+  f.Return({f.AddKernel("tfrt.parallel_for.i32").AddArgument(start).AddArgument(end)
+                .AddArgument(block).AddFunction(body.index()).AddResult("!tfrt.chain")});
+  RCReference<RequestContext> request = RequestContext::Create(&host_, nullptr);
+  request->SetKernelBudget(1000);
+  auto values = Run(writer, "f", request);
+  EXPECT_EQ(Error(values[0]), "kernel budget of 1000 kernels exhausted");
+}
+
 }  // namespace
 }  // namespace bef

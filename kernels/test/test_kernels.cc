@@ -277,9 +277,15 @@ template <typename T>
 std::tuple<T, T, T> Count3(Argument<T> x) {
   return {WrappingAdd<T>(*x, 1), WrappingAdd<T>(*x, 2), WrappingAdd<T>(*x, 3)};
 }
-int32_t Sum(RemainingArguments values) {
+absl::StatusOr<int32_t> Sum(RemainingArguments values) {
   int32_t sum = 0;
-  for (size_t i = 0; i < values.size(); ++i) sum = WrappingAdd(sum, values[i]->get<int32_t>());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i]->IsType<int32_t>()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("operand ", i, " is not a value of type i32"));
+    }
+    sum = WrappingAdd(sum, values[i]->get<int32_t>());
+  }
   return sum;
 }
 int32_t TestCost(RemainingArguments, Attribute<int64_t> id) {
@@ -475,6 +481,7 @@ std::string AsyncValueRefText() {
 // kernel's two i32 operands; the results, or the error reported.
 std::optional<std::vector<SyncValue>> RunSyncFunction(AsyncKernelFrame* frame,
                                                       size_t num_results) {
+  if (!CheckArgumentTypes<int32_t, int32_t>(frame)) return std::nullopt;
   const Function* function = frame->GetFunctionAt(0);
   SyncValue a(frame->GetArgAt(0)->get<int32_t>());
   SyncValue b(frame->GetArgAt(1)->get<int32_t>());

@@ -75,14 +75,28 @@ void RegisterValueTrackingKernels(KernelRegistry* registry) {
 BEF_STATIC_KERNEL_REGISTRATION(RegisterValueTrackingKernels);
 
 // ---- Native functions (host-dialects.md §3.6).
+// Native functions have no frame: they check their operands themselves.
+bool AreTwoI32(std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) {
+  if (arguments.size() == 2 && results.size() == 1 && arguments[0]->IsType<int32_t>() &&
+      arguments[1]->IsType<int32_t>()) {
+    return true;
+  }
+  RCReference<AsyncValue> error = MakeErrorAsyncValueRef(
+      absl::InvalidArgumentError("native add takes two i32 values and returns one"));
+  for (auto& result : results) result = error;
+  return false;
+}
 void NativeAdd(std::span<AsyncValue* const> arguments,
                std::span<RCReference<AsyncValue>> results, HostContext*) {
+  if (!AreTwoI32(arguments, results)) return;
   results[0] = MakeAvailableAsyncValueRef<int32_t>(
                    WrappingAdd(arguments[0]->get<int32_t>(), arguments[1]->get<int32_t>()))
                    .ReleaseRCRef();
 }
 void NativeAsyncAdd(std::span<AsyncValue* const> arguments,
                     std::span<RCReference<AsyncValue>> results, HostContext* host) {
+  if (!AreTwoI32(arguments, results)) return;
   AsyncValueRef<int32_t> sum = MakeUnconstructedAsyncValueRef<int32_t>();
   int32_t value = WrappingAdd(arguments[0]->get<int32_t>(), arguments[1]->get<int32_t>());
   host->EnqueueWork([sum = sum.CopyRef(), value] { sum.emplace(value); });

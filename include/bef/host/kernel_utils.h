@@ -295,6 +295,28 @@ class KernelErrorHandler {
   AsyncKernelFrame* frame_;
 };
 
+// The operand-type error of BEF_KERNEL, for kernels that read operands from
+// the frame themselves (control flow, variadic kernels): true when operand
+// `index` exists and holds a T; otherwise reports the error at the kernel's
+// location, fills the results with it and returns false.
+template <typename T>
+bool CheckArgumentType(AsyncKernelFrame* frame, size_t index) {
+  if (index < frame->GetNumArgs() && frame->GetArgAt(index)->IsType<T>()) [[likely]] {
+    return true;
+  }
+  constexpr std::string_view name = BefTypeName<T>::value;
+  frame->ReportError(absl::InvalidArgumentError(
+      absl::StrCat("operand ", index, " is not a value of type ",
+                   absl::string_view(name.data(), name.size()))));
+  return false;
+}
+// The same for operands 0, 1, ... holding T0, T1, ... in turn.
+template <typename... T>
+bool CheckArgumentTypes(AsyncKernelFrame* frame) {
+  size_t index = 0;
+  return (CheckArgumentType<T>(frame, index++) && ...);
+}
+
 // ---------------------------------------------------------------------------
 // Implementation of BEF_KERNEL.
 
