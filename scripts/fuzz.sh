@@ -8,6 +8,8 @@
 #   FUZZ_JOBS=2 bash scripts/fuzz.sh ...      # parallel jobs
 #   FUZZ_RUNS=20000 bash scripts/fuzz.sh ...  # a fixed number of inputs from
 #                                             # seed 1 (deterministic; the suite)
+#   FUZZ_TIMEOUT=10 bash scripts/fuzz.sh ...  # an input slower than 10 s is a
+#                                             # finding (libFuzzer's default: 1200)
 #
 # The build uses the system's Abseil and oneTBB directly (no Bazel): clang
 # and Bazel's g++ toolchain do not mix. Findings are written to
@@ -54,6 +56,7 @@ clang++-14 -fsanitize=fuzzer,address,undefined "$objects"/*.o \
 rm -rf "$objects"
 
 limits=(-max_total_time="$seconds")
+if [[ -n "${FUZZ_TIMEOUT:-}" ]]; then limits+=(-timeout="$FUZZ_TIMEOUT"); fi
 if [[ -n "${FUZZ_RUNS:-}" ]]; then
   limits+=(-runs="$FUZZ_RUNS" -seed=1)
   echo "fuzzing $target: $FUZZ_RUNS inputs from seed 1 (at most ${seconds}s)"

@@ -20,6 +20,8 @@
 // on both counts use atomic decrements.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <type_traits>
 #include <memory>
 #include <new>
 #include <utility>
@@ -93,16 +95,28 @@ class Invocation {
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
-    for (uint32_t r = 0; r < info->num_registers; ++r) new (&registers_[r]) Register();
-    for (size_t k = 0; k < info->kernels.size(); ++k) {
-      new (&ready_counts_[k]) std::atomic<uint32_t>(info->initial_ready_counts[k]);
-    }
+    result_slots_ = reinterpret_cast<uint8_t*>(this) + ResultSlotsOffset(info);
+    // Registers start empty (all bytes zero) and the ready counts as the
+    // loader computed them: bulk stores, not a constructor per element.
+    static_assert(std::is_trivially_destructible_v<Register> &&
+                  sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+                  std::atomic<uint32_t>::is_always_lock_free);
+    std::memset(static_cast<void*>(registers_), 0, sizeof(Register) * info->num_registers);
+    std::memcpy(static_cast<void*>(ready_counts_), info->initial_ready_counts.data(),
+                sizeof(uint32_t) * info->kernels.size());
   }
   ~Invocation() = default;
 
+  // Layout: the invocation, the registers, the ready counts, then the
+  // result storage blocks of direct kernels (16-aligned).
+  static size_t ResultSlotsOffset(const FunctionInfo* info) {
+    size_t end = sizeof(Invocation) + sizeof(Register) * info->num_registers +
+                 sizeof(std::atomic<uint32_t>) * info->kernels.size();
+    return (end + 15) & ~size_t{15};
+  }
   static size_t Size(const FunctionInfo* info) {
-    return sizeof(Invocation) + sizeof(Register) * info->num_registers +
-           sizeof(std::atomic<uint32_t>) * info->kernels.size();
+    return ResultSlotsOffset(info) +
+           size_t{kDirectResultStorageSize} * info->num_result_slots;
   }
 
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -165,8 +179,12 @@ class Invocation {
                   uint32_t count);
   // Stores `value` (one reference) in `reg` with as many references as the
   // register has uses, or forwards the result placeholder stored there.
-  AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
+  [[gnu::always_inline]] AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
   void RunKernel(ReadyQueue& queue, uint32_t kernel);
+  // Runs a kernel through its direct entry point; false (nothing done) when
+  // the frame path must run it: an operand is an error or of another type,
+  // or the request is cancelled, budgeted or traced.
+  [[gnu::always_inline]] bool RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel);
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);
@@ -195,6 +213,7 @@ class Invocation {
   KernelBinding binding_template_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
+  uint8_t* result_slots_;
 };
 
 AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
@@ -340,8 +359,44 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
   }
 }
 
+bool Invocation::RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel) {
+  RequestContext* request = context_.request_context();
+  if (request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
+      IsTracing()) [[unlikely]] {
+    return false;
+  }
+  const uint32_t* record = kernel.record;
+  const uint32_t num_arguments = record[2];
+  // One result: one used-by count, then the operand registers.
+  const uint32_t* argument_registers = record + kKernelRecordHeaderWords + 1;
+  AsyncValue* arguments[kMaxDirectArguments];
+  for (uint32_t i = 0; i < num_arguments; ++i) {
+    AsyncValue* value = registers_[argument_registers[i]].value;
+    if (value->IsError()) [[unlikely]] return false;
+    arguments[i] = value;
+  }
+  const uint32_t* attribute_offsets = argument_registers + num_arguments;
+  void* storage = kernel.result_slot == KernelInfo::kNoResultSlot
+                      ? nullptr
+                      : result_slots_ + size_t{kernel.result_slot} * kDirectResultStorageSize;
+  AsyncValue* result = kernel.direct_implementation(
+      arguments, binding_template_.attribute_pool, attribute_offsets, storage);
+  if (result == nullptr) [[unlikely]] return false;
+
+  for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
+  const uint32_t* result_register = attribute_offsets + record[3] + record[4];
+  AsyncValue* published = Publish(*result_register, TakeRef(result));
+  if (published != nullptr) {
+    DecrementUsers(queue, published, result_register + 1, record[kKernelRecordHeaderWords]);
+  }
+  return true;
+}
+
 void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   const KernelInfo& kernel = info_->kernels[k];
+  if (kernel.direct_implementation != nullptr && RunDirectKernel(queue, kernel)) {
+    return;
+  }
   const uint32_t* record = kernel.record;
   const uint32_t num_arguments = record[2];
   const uint32_t num_results = record[5];

@@ -36,7 +36,12 @@ RCReference<AsyncValue> ThreadAddOne(Argument<int32_t> x) {
   }).detach();
   return result.ReleaseRCRef();
 }
+// Keeps its operand: the result is the operand's value itself.
+RCReference<AsyncValue> Forward(Argument<int32_t> x) {
+  return x.ValueRef().ReleaseRCRef();
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.forward", BEF_KERNEL(Forward));
   registry->AddKernel("test.counted_add_one", BEF_KERNEL(CountedAddOne));
   registry->AddKernel("test.thread_add_one", BEF_KERNEL(ThreadAddOne));
 }
@@ -237,6 +242,56 @@ TEST_P(ExecutorTest, MalformedRecordIsAnErrorAtFirstExecution) {
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "invalid Function section in BEF file");
   EXPECT_EQ(diagnostics_.size(), 1u);
+}
+
+// Direct kernels (kernel_registry.h): values only direct kernels read are
+// built in the invocation's result storage; values that are returned or
+// read by other kernels are heap values, so they may outlive the
+// invocation (ASan would report the storage's reuse otherwise).
+TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);        // read by adds only: storage
+  uint32_t a = Add(f, 0, one);          // storage
+  uint32_t b = Add(f, a, one);          // read by test.forward: heap
+  uint32_t kept = f.AddKernel("test.forward").AddArgument(b).AddResult("i32");
+  uint32_t c = Add(f, b, a);            // returned: heap
+  uint32_t d = Add(f, c, one);          // returned: heap
+  f.Return({kept, c, d});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> ten = MakeAvailableAsyncValueRef<int32_t>(10);
+  std::vector<RCReference<AsyncValue>> results =
+      Run(*program, "f", {ten.GetAsyncValue()});
+
+  const BefFile& file = program->file();
+  const FunctionInfo* info = *file.GetFunctionInfo(file.FindFunction("f")->index);
+  std::vector<bool> in_storage;
+  for (size_t k = 1; k < info->kernels.size(); ++k) {
+    in_storage.push_back(info->kernels[k].result_slot != KernelInfo::kNoResultSlot);
+  }
+  EXPECT_THAT(in_storage, ElementsAre(true, true, false, false, false, false));
+  EXPECT_EQ(info->num_result_slots, 2u);
+  program.reset();  // the results outlive the program and every invocation
+  EXPECT_EQ(I32(results[0]), 12);
+  EXPECT_EQ(I32(results[1]), 23);
+  EXPECT_EQ(I32(results[2]), 24);
+}
+
+// A direct kernel whose operand is of another type runs through its frame
+// instead, which reports the error (here: no RegisterTypes section, so the
+// loader cannot reject the file).
+TEST_P(ExecutorTest, DirectKernelWithAnOperandOfAnotherTypeReportsIt) {
+  BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t wide = f.AddKernel("tfrt.constant.i64").AddAttribute(BefAttribute::I64(1), "value")
+                      .AddResult("i64");
+  f.Return({Add(f, Constant(f, 1), wide)});
+  auto program = Load(writer);
+  auto results = Run(*program, "f");
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "operand 1 is not a value of type i32");
+  EXPECT_THAT(diagnostics_, ElementsAre("operand 1 is not a value of type i32"));
 }
 
 INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:2"));

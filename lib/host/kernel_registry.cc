@@ -25,6 +25,10 @@ void KernelRegistry::AddKernel(
   auto& entry = kernels_[std::string(name)];
   if (!entry) entry = std::make_unique<KernelEntry>();
   entry->async_implementation = definition.implementation;
+  // Direct calls skip the frame's checks: only with a signature the loader
+  // verified records against.
+  entry->direct_implementation =
+      definition.signature.known ? definition.direct_implementation : nullptr;
   entry->async_signature = std::move(definition.signature);
 }
 

@@ -225,6 +225,36 @@ TEST_F(FrameFixture, StatusOrErrorIsReportedAtTheKernelsLocation) {
 
 // An operand of another type than the kernel reads is an error, not a read
 // of the wrong memory (nothing else checks it without RegisterTypes).
+// BEF_KERNEL gives a direct entry point exactly to kernels of typed operands
+// and scalar attributes that return a scalar.
+TEST(DirectKernelTest, DerivedFromTheSignature) {
+  DirectKernelImplementation add = BEF_KERNEL(Add).direct_implementation;
+  DirectKernelImplementation divide = BEF_KERNEL(Divide).direct_implementation;
+  DirectKernelImplementation three_results = BEF_KERNEL(Three).direct_implementation;
+  EXPECT_NE(add, nullptr);
+  EXPECT_EQ(divide, nullptr);         // may fail: StatusOr
+  EXPECT_EQ(three_results, nullptr);  // a tuple
+
+  AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
+  AsyncValueRef<int32_t> three = MakeAvailableAsyncValueRef<int32_t>(3);
+  AsyncValue* operands[] = {two.GetAsyncValue(), three.GetAsyncValue()};
+  // In caller storage: not reference counted.
+  alignas(16) uint8_t storage[kDirectResultStorageSize];
+  AsyncValue* local = add(operands, nullptr, nullptr, storage);
+  ASSERT_EQ(static_cast<void*>(local), static_cast<void*>(storage));
+  EXPECT_EQ(local->get<int32_t>(), 5);
+  local->DropRef();  // a no-op
+  EXPECT_EQ(local->get<int32_t>(), 5);
+  // Without storage: a heap value holding one reference.
+  RCReference<AsyncValue> heap = TakeRef(add(operands, nullptr, nullptr, nullptr));
+  EXPECT_EQ(heap->get<int32_t>(), 5);
+  EXPECT_TRUE(heap->IsUnique());
+  // An operand of another type: null, nothing built.
+  AsyncValueRef<int64_t> wide = MakeAvailableAsyncValueRef<int64_t>(7);
+  operands[1] = wide.GetAsyncValue();
+  EXPECT_EQ(add(operands, nullptr, nullptr, storage), nullptr);
+}
+
 TEST_F(FrameFixture, OperandOfAnotherTypeIsAnError) {
   AsyncValueRef<int64_t> wide = MakeAvailableAsyncValueRef<int64_t>(7);
   Run(BEF_KERNEL(Add).implementation, {Value(1), wide.GetAsyncValue()}, 1);

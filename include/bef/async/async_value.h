@@ -298,8 +298,10 @@ void DestroyPayload(AsyncValue* value) {
 }
 }  // namespace internal
 
+// Inlined into every caller: after the first call it is one guard load and
+// one load of the id.
 template <typename T>
-uint16_t AsyncValueTypeId() {
+[[gnu::always_inline]] inline uint16_t AsyncValueTypeId() {
   static const uint16_t id = internal::RegisterAsyncValueType(
       {&internal::DestroyConcrete<T>, &internal::DestroyPayload<T>});
   return id;

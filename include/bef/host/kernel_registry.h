@@ -19,10 +19,32 @@
 namespace bef {
 
 class AsyncKernelFrame;
+class AsyncValue;
 class SyncKernelFrame;
 
 using AsyncKernelImplementation = void (*)(AsyncKernelFrame* frame);
 using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
+
+// The executor's fast entry point of a kernel that only reads typed
+// operands and scalar attributes and returns one scalar that cannot fail
+// (tfrt.add.i32, tfrt.constant.i32, ...): no frame, no result slot, and no
+// allocation when the executor passes `storage`. BEF_KERNEL derives it from
+// the kernel's C++ signature; the kernel function is the same.
+//
+// Called only when every operand is available and not an error. Returns the
+// result: built in `storage` (kDirectResultStorageSize bytes, 16-aligned;
+// the value is then not reference counted and lives as long as the storage)
+// or, when `storage` is null, a new value holding one reference. Returns
+// null without side effects when an operand is of another type than the
+// kernel reads; the executor then runs the frame-based implementation,
+// which reports the error.
+using DirectKernelImplementation = AsyncValue* (*)(AsyncValue* const* arguments,
+                                                   const uint8_t* attribute_pool,
+                                                   const uint32_t* attribute_offsets,
+                                                   void* storage);
+inline constexpr size_t kDirectResultStorageSize = 32;
+// Direct kernels have at most this many operands.
+inline constexpr uint32_t kMaxDirectArguments = 8;
 
 struct KernelSignature {
   // BEF type names; "" accepts any type.
@@ -48,10 +70,13 @@ template <typename Implementation>
 struct KernelDefinition {
   Implementation implementation = nullptr;
   KernelSignature signature;
+  // Async kernels only; optional (see DirectKernelImplementation).
+  DirectKernelImplementation direct_implementation = nullptr;
 };
 
 struct KernelEntry {
   AsyncKernelImplementation async_implementation = nullptr;
+  DirectKernelImplementation direct_implementation = nullptr;
   SyncKernelImplementation sync_implementation = nullptr;
   KernelSignature async_signature;
   KernelSignature sync_signature;

@@ -637,6 +637,50 @@ struct ArgumentCheck<Argument<T>> {
   static constexpr std::string_view type_name = BefTypeName<T>::value;
 };
 
+// What the direct entry point supports: typed operands, scalar attributes
+// (verified by the loader like the frame path's), one scalar result that
+// fits the executor's result storage.
+template <typename P>
+struct DirectParameter {
+  static constexpr bool kSupported = false;
+  static bool Matches(AsyncValue* const*, size_t) { return true; }
+  static P Build(AsyncValue* const*, const uint8_t*, const uint32_t*, size_t);
+};
+template <typename T>
+struct DirectParameter<Argument<T>> {
+  static constexpr bool kSupported = true;
+  static bool Matches(AsyncValue* const* arguments, size_t index) {
+    if constexpr (std::is_same_v<T, Chain>) {
+      return true;
+    } else {
+      return arguments[index]->IsType<T>();
+    }
+  }
+  static Argument<T> Build(AsyncValue* const* arguments, const uint8_t*,
+                           const uint32_t*, size_t index) {
+    return Argument<T>(arguments[index]);
+  }
+};
+template <typename T>
+struct DirectParameter<Attribute<T>> {
+  static constexpr bool kSupported = true;
+  static bool Matches(AsyncValue* const*, size_t) { return true; }
+  static Attribute<T> Build(AsyncValue* const*, const uint8_t* attribute_pool,
+                            const uint32_t* attribute_offsets, size_t index) {
+    return Attribute<T>(attribute_pool + attribute_offsets[index]);
+  }
+};
+template <typename R, typename = void>
+struct DirectResult {
+  static constexpr bool kSupported = false;
+};
+template <typename R>
+struct DirectResult<R, std::enable_if_t<std::is_arithmetic_v<R>>> {
+  static constexpr bool kSupported =
+      sizeof(ConcreteAsyncValue<R>) <= kDirectResultStorageSize &&
+      alignof(ConcreteAsyncValue<R>) <= 16;
+};
+
 template <typename F, F function>
 struct KernelImpl;
 
@@ -709,8 +753,41 @@ struct KernelImpl<Return (*)(Params...), function> {
     return signature;
   }
 
+  // ---- The direct entry point (DirectKernelImplementation), for kernels
+  // whose parameters are all Argument<T> / Attribute<T> and that return a
+  // scalar.
+  static constexpr bool kDirect =
+      (DirectParameter<Params>::kSupported && ...) && DirectResult<Return>::kSupported;
+
+  static AsyncValue* InvokeDirect(AsyncValue* const* arguments,
+                                  const uint8_t* attribute_pool,
+                                  const uint32_t* attribute_offsets, void* storage) {
+    return InvokeDirectImpl(arguments, attribute_pool, attribute_offsets, storage,
+                            std::index_sequence_for<Params...>());
+  }
+  template <size_t... I>
+  static AsyncValue* InvokeDirectImpl(AsyncValue* const* arguments,
+                                      const uint8_t* attribute_pool,
+                                      const uint32_t* attribute_offsets, void* storage,
+                                      std::index_sequence<I...>) {
+    if (!(DirectParameter<Params>::Matches(arguments, kIndices[I]) && ...)) [[unlikely]] {
+      return nullptr;
+    }
+    Return value = function(DirectParameter<Params>::Build(
+        arguments, attribute_pool, attribute_offsets, kIndices[I])...);
+    using Value = ConcreteAsyncValue<Return>;
+    if (storage != nullptr) {
+      return Value::MakeStatic(::new (storage) Value(typename Value::ConcreteTag(), value));
+    }
+    return new Value(typename Value::ConcreteTag(), value);
+  }
+
   static KernelDefinition<AsyncKernelImplementation> Definition() {
-    return {&Invoke, Signature()};
+    if constexpr (kDirect) {
+      return {&Invoke, Signature(), &InvokeDirect};
+    } else {
+      return {&Invoke, Signature()};
+    }
   }
 };
 
