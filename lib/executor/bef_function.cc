@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -77,7 +78,7 @@ class Invocation {
  private:
   Invocation(const BefProgram* program, const FunctionInfo* info,
              const ExecutionContext& context)
-      : program_(program), info_(info), context_(context) {
+      : program_(program), info_(info), context_(&context) {
     // What every kernel's binding shares; RunKernel adds the kernel's part.
     binding_template_.attribute_pool = program->file().attributes().data();
     binding_template_.attribute_pool_owner = &program->file().image_owner();
@@ -148,8 +149,16 @@ class Invocation {
     count.store(value, std::memory_order_relaxed);
     return value == 0;
   }
-  // Called before anything lets another thread touch this invocation.
-  void BecomeConcurrent() { concurrent_.store(true, std::memory_order_relaxed); }
+  // Called before anything lets another thread touch this invocation, and
+  // before anything keeps it alive past Start: from then on it owns a copy
+  // of the execution context (until then it borrows the caller's, saving
+  // the request's two atomic reference-count updates per execution).
+  void BecomeConcurrent() {
+    if (concurrent_.load(std::memory_order_relaxed)) return;
+    owned_context_.emplace(*context_);
+    context_ = &*owned_context_;
+    concurrent_.store(true, std::memory_order_relaxed);
+  }
 
   [[gnu::always_inline]] void DecrementReadyCount(ReadyQueue& queue,
                                                  uint32_t kernel) {
@@ -179,12 +188,12 @@ class Invocation {
                   uint32_t count);
   // Stores `value` (one reference) in `reg` with as many references as the
   // register has uses, or forwards the result placeholder stored there.
-  [[gnu::always_inline]] AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
+  AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
   void RunKernel(ReadyQueue& queue, uint32_t kernel);
   // Runs a kernel through its direct entry point; false (nothing done) when
   // the frame path must run it: an operand is an error or of another type,
   // or the request is cancelled, budgeted or traced.
-  [[gnu::always_inline]] bool RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel);
+  bool RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel);
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);
@@ -193,7 +202,10 @@ class Invocation {
 
   const BefProgram* program_;
   const FunctionInfo* info_;
-  ExecutionContext context_;
+  // The caller's context while the invocation is exclusive (Start is on
+  // the stack), then owned_context_ (see BecomeConcurrent).
+  const ExecutionContext* context_;
+  std::optional<ExecutionContext> owned_context_;
   // A register: its value (one reference while kernel uses remain) and the
   // kernel uses still to come.
   struct Register {
@@ -248,7 +260,7 @@ void Invocation::DeferUsers(ReadyQueue& queue, AsyncValue* value,
       DropRef();
     };
     if (continuation_nesting >= kMaxContinuationNesting) {
-      context_.host()->EnqueueWork(std::move(continuation));
+      context_->host()->EnqueueWork(std::move(continuation));
       return;
     }
     ++continuation_nesting;
@@ -343,7 +355,7 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
         BecomeConcurrent();
         AddRef();
         std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
-        context_.host()->EnqueueWork([this, stream, group = std::move(group)] {
+        context_->host()->EnqueueWork([this, stream, group = std::move(group)] {
           ReadyQueue ready(stream);
           ready.inline_kernels.assign(group.begin(), group.end());
           Process(ready);
@@ -360,7 +372,7 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
 }
 
 bool Invocation::RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel) {
-  RequestContext* request = context_.request_context();
+  RequestContext* request = context_->request_context();
   if (request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
       IsTracing()) [[unlikely]] {
     return false;
@@ -427,7 +439,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     arguments[i] = value;
     if (value->IsError()) error = value;  // the last error operand wins
   }
-  RequestContext* request = context_.request_context();
+  RequestContext* request = context_->request_context();
   if (request->has_kernel_budget()) [[unlikely]] request->ConsumeKernelBudget();
   if (error == nullptr) error = request->GetCancelAsyncValue();
 
@@ -439,7 +451,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
     binding.function_indices = attribute_offsets + record[3];
     binding.num_functions = record[4];
     binding.executor = &kernel;
-    AsyncKernelFrame frame(&context_, binding, {arguments, num_arguments},
+    AsyncKernelFrame frame(context_, binding, {arguments, num_arguments},
                            {results, num_results},
                            Location{&program_->file(), record[1]});
     if (IsTracing()) [[unlikely]] {
@@ -489,14 +501,19 @@ void Invocation::RunKernelTraced(const KernelInfo& kernel, AsyncKernelFrame* fra
 void BefFunction::Execute(const ExecutionContext& context,
                           std::span<AsyncValue* const> arguments,
                           std::span<RCReference<AsyncValue>> results) const {
-  absl::StatusOr<const FunctionInfo*> info = program_->file().GetFunctionInfo(index_);
-  if (!info.ok()) {
-    // A malformed record is found when the function first runs; it is
-    // reported like a load error.
-    context.host()->EmitError({std::nullopt, info.status()});
-    RCReference<AsyncValue> error = MakeErrorAsyncValueRef(info.status());
-    for (auto& result : results) result = error;
-    return;
+  const FunctionInfo* info = info_.load(std::memory_order_acquire);
+  if (info == nullptr) [[unlikely]] {
+    absl::StatusOr<const FunctionInfo*> inflated = program_->file().GetFunctionInfo(index_);
+    if (!inflated.ok()) {
+      // A malformed record is found when the function first runs; it is
+      // reported like a load error (at every execution).
+      context.host()->EmitError({std::nullopt, inflated.status()});
+      RCReference<AsyncValue> error = MakeErrorAsyncValueRef(inflated.status());
+      for (auto& result : results) result = error;
+      return;
+    }
+    info = *inflated;
+    info_.store(info, std::memory_order_release);
   }
   if (execution_nesting >= kMaxExecutionNesting) {
     // Too deep on this thread: run later from the work queue, with
@@ -523,9 +540,9 @@ void BefFunction::Execute(const ExecutionContext& context,
   ++execution_nesting;
   if (IsTracing()) [[unlikely]] {
     TraceSpan span("function", name().empty() ? "<anonymous function>" : name());
-    Invocation::Create(program_, *info, context)->Start(arguments, results);
+    Invocation::Create(program_, info, context)->Start(arguments, results);
   } else {
-    Invocation::Create(program_, *info, context)->Start(arguments, results);
+    Invocation::Create(program_, info, context)->Start(arguments, results);
   }
   --execution_nesting;
 }

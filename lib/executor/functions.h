@@ -3,6 +3,8 @@
 #ifndef BEF_LIB_EXECUTOR_FUNCTIONS_H_
 #define BEF_LIB_EXECUTOR_FUNCTIONS_H_
 
+#include <atomic>
+
 #include "bef/executor/bef_program.h"
 #include "bef/host/function.h"
 
@@ -32,6 +34,12 @@ class BefFunction : public ProgramFunction {
   void Execute(const ExecutionContext& context,
                std::span<AsyncValue* const> arguments,
                std::span<RCReference<AsyncValue>> results) const override;
+
+ private:
+  // The inflated function once GetFunctionInfo succeeded (it returns the
+  // same pointer every time): later executions skip its once-flag and
+  // StatusOr.
+  mutable std::atomic<const FunctionInfo*> info_{nullptr};
 };
 
 // Kind 2: run by the sequential interpreter (sync_function.cc).

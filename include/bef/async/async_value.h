@@ -146,7 +146,7 @@ class AsyncValue {
   // forwarded to (REQUIRES: available).
   uint16_t type_id() const;
   template <typename T>
-  bool IsType() const {
+  [[gnu::always_inline]] bool IsType() const {
     return type_id() == AsyncValueTypeId<T>();
   }
 
