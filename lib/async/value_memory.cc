@@ -14,8 +14,11 @@ constexpr bool kUseFreeLists = true;
 #endif
 
 constexpr size_t kGranule = 16;
-constexpr size_t kClasses = 16;  // 16, 32, ..., 256 bytes
-constexpr uint32_t kMaxCached = 4096;
+// 16, 32, ..., 1024 bytes: values, waiter nodes, and the invocations of
+// small functions (loop and call bodies: a few hundred bytes each).
+constexpr size_t kClasses = 64;
+constexpr uint32_t kMaxCached = 4096;       // per class up to 256 bytes
+constexpr uint32_t kMaxCachedLarge = 256;   // per larger class (<= 256 KiB)
 
 struct FreeBlock {
   FreeBlock* next;
@@ -63,7 +66,7 @@ void* AllocateValueMemory(size_t size) {
 void FreeValueMemory(void* pointer, size_t size) {
   size_t index = ClassOf(size);
   if (kUseFreeLists && index < kClasses && FreeLists::alive &&
-      free_lists.counts[index] < kMaxCached) {
+      free_lists.counts[index] < (index < 16 ? kMaxCached : kMaxCachedLarge)) {
     auto* block = static_cast<FreeBlock*>(pointer);
     block->next = free_lists.heads[index];
     free_lists.heads[index] = block;

@@ -78,7 +78,7 @@ class Invocation {
  private:
   Invocation(const BefProgram* program, const FunctionInfo* info,
              const ExecutionContext& context)
-      : program_(program), info_(info), context_(&context) {
+      : program_(program), info_(info), size_(Size(info)), context_(&context) {
     // What every kernel's binding shares; RunKernel adds the kernel's part.
     binding_template_.attribute_pool = program->file().attributes().data();
     binding_template_.attribute_pool_owner = &program->file().image_owner();
@@ -97,6 +97,9 @@ class Invocation {
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
     result_slots_ = reinterpret_cast<uint8_t*>(this) + ResultSlotsOffset(info);
+    placeholder_results_ =
+        result_slots_ + size_t{kDirectResultStorageSize} * info->num_result_slots;
+    std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
     // loader computed them: bulk stores, not a constructor per element.
     static_assert(std::is_trivially_destructible_v<Register> &&
@@ -117,7 +120,8 @@ class Invocation {
   }
   static size_t Size(const FunctionInfo* info) {
     return ResultSlotsOffset(info) +
-           size_t{kDirectResultStorageSize} * info->num_result_slots;
+           size_t{kDirectResultStorageSize} * info->num_result_slots +
+           info->result_registers.size();  // placeholder_results_
   }
 
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -126,7 +130,9 @@ class Invocation {
     // AsyncValue::DropRef), so skip the atomic when it is ours alone.
     if (refs_.load(std::memory_order_acquire) == 1 ||
         refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      size_t size = Size(info_);
+      // size_, not Size(info_): once a result is forwarded the caller may
+      // destroy the program, and with it the FunctionInfo.
+      size_t size = size_;
       this->~Invocation();
       internal::FreeValueMemory(this, size);
     }
@@ -153,12 +159,20 @@ class Invocation {
   // before anything keeps it alive past Start: from then on it owns a copy
   // of the execution context (until then it borrows the caller's, saving
   // the request's two atomic reference-count updates per execution).
+  // Results not produced yet get their placeholders here, still exclusive
+  // (an exclusive execution produces every result before Start returns, so
+  // it hands out the values themselves: no placeholder, no forwarding).
   void BecomeConcurrent() {
     if (concurrent_.load(std::memory_order_relaxed)) return;
     owned_context_.emplace(*context_);
     context_ = &*owned_context_;
+    CreateResultPlaceholders();
     concurrent_.store(true, std::memory_order_relaxed);
   }
+  void CreateResultPlaceholders();
+  // Hands out the results once the execution has run as far as it can on
+  // this thread (see BecomeConcurrent).
+  void TakeResults(std::span<RCReference<AsyncValue>> results);
 
   [[gnu::always_inline]] void DecrementReadyCount(ReadyQueue& queue,
                                                  uint32_t kernel) {
@@ -202,6 +216,7 @@ class Invocation {
 
   const BefProgram* program_;
   const FunctionInfo* info_;
+  const size_t size_;  // of this allocation
   // The caller's context while the invocation is exclusive (Start is on
   // the stack), then owned_context_ (see BecomeConcurrent).
   const ExecutionContext* context_;
@@ -226,6 +241,9 @@ class Invocation {
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
   uint8_t* result_slots_;
+  // Per function result: 1 when its register holds a placeholder created by
+  // CreateResultPlaceholders.
+  uint8_t* placeholder_results_;
 };
 
 AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
@@ -269,13 +287,13 @@ void Invocation::DeferUsers(ReadyQueue& queue, AsyncValue* value,
   });
 }
 
-void Invocation::Start(std::span<AsyncValue* const> arguments,
-                       std::span<RCReference<AsyncValue>> results) {
-  // Results first: a placeholder per result register, holding a reference
+void Invocation::CreateResultPlaceholders() {
+  // A placeholder per result register not yet produced, holding a reference
   // per return use, one for the register when kernels use it, and the
   // invocation's pin (released when it is forwarded).
-  for (size_t i = 0; i < results.size(); ++i) {
-    uint32_t reg = info_->result_registers[i];
+  const auto& result_registers = info_->result_registers;
+  for (size_t i = 0; i < result_registers.size(); ++i) {
+    uint32_t reg = result_registers[i];
     Register& r = registers_[reg];
     if (r.value == nullptr) {
       IndirectAsyncValue* placeholder = MakeIndirectAsyncValue().release();
@@ -284,10 +302,41 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
       placeholder->AddRef(return_uses + (kernel_uses > 0 ? 1 : 0));
       r.value = placeholder;
       r.remaining_uses.store(kernel_uses, std::memory_order_relaxed);
+      placeholder_results_[i] = 1;
+    } else {
+      // The same register returned again after a placeholder was made for
+      // an earlier result.
+      for (size_t j = 0; j < i; ++j) {
+        if (result_registers[j] == reg && placeholder_results_[j]) {
+          placeholder_results_[i] = 1;
+          break;
+        }
+      }
     }
-    results[i] = TakeRef(r.value);  // one of the return uses
   }
+}
 
+void Invocation::TakeResults(std::span<RCReference<AsyncValue>> results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    Register& r = registers_[info_->result_registers[i]];
+    AsyncValue* value = r.value;
+    if (placeholder_results_[i]) {
+      results[i] = TakeRef(value);  // one of the references for return uses
+    } else if (!concurrent_.load(std::memory_order_relaxed)) {
+      // The register's remaining uses are the return uses: the last one
+      // takes over the register's reference.
+      results[i] = Decrement(r.remaining_uses) ? TakeRef(value) : FormRef(value);
+    } else {
+      // Produced before the execution became concurrent: kernels on other
+      // threads may still be releasing their uses of the register.
+      results[i] = FormRef(value);
+      if (Decrement(r.remaining_uses)) value->DropRef();
+    }
+  }
+}
+
+void Invocation::Start(std::span<AsyncValue* const> arguments,
+                       std::span<RCReference<AsyncValue>> results) {
   // The pseudo kernel: zero-operand kernels become ready, then the
   // arguments are published.
   const KernelInfo& pseudo = info_->kernels[0];
@@ -319,6 +368,7 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
     used_by += count;
   }
   Process(queue);
+  TakeResults(results);
   DropRef();
 }
 
@@ -397,9 +447,10 @@ bool Invocation::RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel) {
 
   for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
   const uint32_t* result_register = attribute_offsets + record[3] + record[4];
+  const uint32_t users = record[kKernelRecordHeaderWords];  // before publishing
   AsyncValue* published = Publish(*result_register, TakeRef(result));
   if (published != nullptr) {
-    DecrementUsers(queue, published, result_register + 1, record[kKernelRecordHeaderWords]);
+    DecrementUsers(queue, published, result_register + 1, users);
   }
   return true;
 }
@@ -477,9 +528,12 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
       argument_registers + num_arguments + record[3] + record[4];
   const uint32_t* used_by = result_registers + num_results;
   for (uint32_t i = 0; i < num_results; ++i) {
+    // Read from the image before publishing: a forwarded function result
+    // may let the caller destroy the program.
+    uint32_t users = used_by_counts[i];
     AsyncValue* published = Publish(result_registers[i], std::move(results[i]));
-    if (published != nullptr) DecrementUsers(queue, published, used_by, used_by_counts[i]);
-    used_by += used_by_counts[i];
+    if (published != nullptr) DecrementUsers(queue, published, used_by, users);
+    used_by += users;
   }
 }
 

@@ -244,6 +244,33 @@ TEST_P(ExecutorTest, MalformedRecordIsAnErrorAtFirstExecution) {
   EXPECT_EQ(diagnostics_.size(), 1u);
 }
 
+// An execution that finishes on the starting thread hands out the result
+// values themselves; one that continues elsewhere hands out placeholders
+// for the results not produced yet. Here `a` is produced first and returned
+// twice while a kernel on another thread still uses it, and `c` is produced
+// there.
+TEST_P(ExecutorTest, ResultsProducedBeforeAndAfterTheExecutionGoesAsync) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32"});
+  uint32_t a = Add(f, 0, 0);
+  uint32_t b = f.AddKernel("test.thread_add_one").AddArgument(a).AddResult("i32");
+  uint32_t c = Add(f, b, a);
+  f.Return({a, c, a, 0});
+  auto program = Load(writer);
+  for (int run = 0; run < 20; ++run) {
+    AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
+    std::vector<RCReference<AsyncValue>> results =
+        Run(*program, "f", {five.GetAsyncValue()});
+    EXPECT_EQ(I32(results[0]), 10);
+    EXPECT_EQ(I32(results[1]), 21);
+    EXPECT_EQ(I32(results[2]), 10);
+    EXPECT_EQ(I32(results[3]), 5);
+    EXPECT_EQ(results[0].get(), results[2].get());  // the same value
+    EXPECT_EQ(five->NumRef(), 2u);                   // the caller's and results[3]
+  }
+}
+
 // Direct kernels (kernel_registry.h): values only direct kernels read are
 // built in the invocation's result storage; values that are returned or
 // read by other kernels are heap values, so they may outlive the

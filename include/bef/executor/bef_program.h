@@ -23,6 +23,13 @@
 // concurrently from any thread, each execution with its own ExecutionContext
 // (or sharing one request). Cancel a request with
 // context.request_context()->Cancel() or give it a deadline with SetDeadline.
+//
+// Lifetime: the program (and the host) must outlive its executions. Once
+// an execution has made its last result available it reads the program
+// only to finish the bookkeeping of the kernel that produced it (other
+// results of that kernel) and to run kernels that lead to no result (side
+// effects on a chain that is not returned); host.Quiesce() waits for work
+// queued on the host.
 #ifndef BEF_EXECUTOR_BEF_PROGRAM_H_
 #define BEF_EXECUTOR_BEF_PROGRAM_H_
 
