@@ -28,7 +28,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
@@ -54,11 +53,48 @@ class Invocation;
 // The invocation whose kernel runs on this thread (for remaining_uses).
 thread_local Invocation* current_invocation = nullptr;
 
+// A LIFO stack of kernel indices: inline storage for the usual depths, one
+// branch per push and none per pop (the hot loop of the executor).
+class KernelStack {
+ public:
+  KernelStack() = default;
+  KernelStack(const KernelStack&) = delete;
+  KernelStack& operator=(const KernelStack&) = delete;
+  ~KernelStack() {
+    if (data_ != inline_) delete[] data_;
+  }
+  bool empty() const { return size_ == 0; }
+  [[gnu::always_inline]] void push_back(uint32_t kernel) {
+    if (size_ == capacity_) [[unlikely]] Grow();
+    data_[size_++] = kernel;
+  }
+  [[gnu::always_inline]] uint32_t pop_back() { return data_[--size_]; }
+  template <typename Iterator>
+  void assign(Iterator begin, Iterator end) {
+    size_ = 0;
+    for (; begin != end; ++begin) push_back(*begin);
+  }
+
+ private:
+  [[gnu::noinline]] void Grow() {
+    uint32_t* grown = new uint32_t[capacity_ * 2];
+    std::memcpy(grown, data_, sizeof(uint32_t) * size_);
+    if (data_ != inline_) delete[] data_;
+    data_ = grown;
+    capacity_ *= 2;
+  }
+  static constexpr uint32_t kInline = 32;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
+  uint32_t* data_ = inline_;
+  uint32_t inline_[kInline];
+};
+
 // The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
   explicit ReadyQueue(uint32_t stream) : stream(stream) {}
   uint32_t stream;
-  absl::InlinedVector<uint32_t, 16> inline_kernels;
+  KernelStack inline_kernels;
   std::vector<uint32_t> outline_kernels;
 };
 
@@ -415,9 +451,7 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
       }
       outline.clear();
     }
-    uint32_t kernel = queue.inline_kernels.back();
-    queue.inline_kernels.pop_back();
-    RunKernel(queue, kernel);
+    RunKernel(queue, queue.inline_kernels.pop_back());
   }
 }
 
