@@ -649,14 +649,14 @@ struct DirectParameter {
 template <typename T>
 struct DirectParameter<Argument<T>> {
   static constexpr bool kSupported = true;
-  static bool Matches(AsyncValue* const* arguments, size_t index) {
+  [[gnu::always_inline]] static bool Matches(AsyncValue* const* arguments, size_t index) {
     if constexpr (std::is_same_v<T, Chain>) {
       return true;
     } else {
       return arguments[index]->IsType<T>();
     }
   }
-  static Argument<T> Build(AsyncValue* const* arguments, const uint8_t*,
+  [[gnu::always_inline]] static Argument<T> Build(AsyncValue* const* arguments, const uint8_t*,
                            const uint32_t*, size_t index) {
     return Argument<T>(arguments[index]);
   }
@@ -664,8 +664,8 @@ struct DirectParameter<Argument<T>> {
 template <typename T>
 struct DirectParameter<Attribute<T>> {
   static constexpr bool kSupported = true;
-  static bool Matches(AsyncValue* const*, size_t) { return true; }
-  static Attribute<T> Build(AsyncValue* const*, const uint8_t* attribute_pool,
+  [[gnu::always_inline]] static bool Matches(AsyncValue* const*, size_t) { return true; }
+  [[gnu::always_inline]] static Attribute<T> Build(AsyncValue* const*, const uint8_t* attribute_pool,
                             const uint32_t* attribute_offsets, size_t index) {
     return Attribute<T>(attribute_pool + attribute_offsets[index]);
   }
@@ -766,7 +766,7 @@ struct KernelImpl<Return (*)(Params...), function> {
                             std::index_sequence_for<Params...>());
   }
   template <size_t... I>
-  static AsyncValue* InvokeDirectImpl(AsyncValue* const* arguments,
+  [[gnu::always_inline]] static AsyncValue* InvokeDirectImpl(AsyncValue* const* arguments,
                                       const uint8_t* attribute_pool,
                                       const uint32_t* attribute_offsets, void* storage,
                                       std::index_sequence<I...>) {
