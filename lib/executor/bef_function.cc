@@ -126,8 +126,12 @@ class Invocation {
       // `executor` is the kernel; the invocation is found through the
       // thread's current one.
       const auto* running = static_cast<const KernelInfo*>(executor);
-      return current_invocation->registers_[running->arguments()[index]]
-          .remaining_uses.load(std::memory_order_relaxed);
+      const Invocation* invocation = current_invocation;
+      uint32_t reg = running->arguments()[index];
+      // A borrowed argument: the caller's reference stands for the
+      // register's, so the value is shared even at its last use.
+      return invocation->registers_[reg].remaining_uses.load(std::memory_order_relaxed) +
+             (invocation->IsBorrowedArgument(reg) ? 1 : 0);
     };
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
@@ -202,6 +206,14 @@ class Invocation {
     if (concurrent_.load(std::memory_order_relaxed)) return;
     owned_context_.emplace(*context_);
     context_ = &*owned_context_;
+    // Borrowed arguments still in use get the registers' references.
+    for (uint32_t a = 0; a < info_->num_arguments; ++a) {
+      Register& r = registers_[a];
+      if (r.value != nullptr && r.remaining_uses.load(std::memory_order_relaxed) > 0) {
+        r.value->AddRef();
+      }
+    }
+    arguments_borrowed_ = false;
     CreateResultPlaceholders();
     concurrent_.store(true, std::memory_order_relaxed);
   }
@@ -218,10 +230,18 @@ class Invocation {
     }
   }
 
-  // One use of a register by a kernel is over; the last drops its value.
+  // One use of a register by a kernel is over; the last drops its value
+  // (unless the register only borrows it).
   [[gnu::always_inline]] void ReleaseUse(uint32_t reg) {
     Register& r = registers_[reg];
-    if (Decrement(r.remaining_uses)) r.value->DropRef();
+    if (Decrement(r.remaining_uses) && !IsBorrowedArgument(reg)) r.value->DropRef();
+  }
+  // Whether `reg` holds a function argument without a reference of its own:
+  // while the invocation is exclusive, Start's caller keeps the arguments
+  // alive, so their registers borrow them (two atomic reference-count
+  // updates fewer per argument); BecomeConcurrent takes the references.
+  bool IsBorrowedArgument(uint32_t reg) const {
+    return reg < info_->num_arguments && arguments_borrowed_;
   }
 
   [[gnu::always_inline]] void DecrementUsers(ReadyQueue& queue, AsyncValue* value,
@@ -273,6 +293,7 @@ class Invocation {
   // Keep-alive count: the running loop, pending continuations, queued tasks.
   std::atomic<uint32_t> refs_{1};
   std::atomic<bool> concurrent_{false};
+  bool arguments_borrowed_ = true;  // see IsBorrowedArgument
   KernelBinding binding_template_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
@@ -360,8 +381,10 @@ void Invocation::TakeResults(std::span<RCReference<AsyncValue>> results) {
       results[i] = TakeRef(value);  // one of the references for return uses
     } else if (!concurrent_.load(std::memory_order_relaxed)) {
       // The register's remaining uses are the return uses: the last one
-      // takes over the register's reference.
-      results[i] = Decrement(r.remaining_uses) ? TakeRef(value) : FormRef(value);
+      // takes over the register's reference (a borrowed argument has none).
+      bool last = Decrement(r.remaining_uses);
+      results[i] = last && !IsBorrowedArgument(info_->result_registers[i]) ? TakeRef(value)
+                                                                          : FormRef(value);
     } else {
       // Produced before the execution became concurrent: kernels on other
       // threads may still be releasing their uses of the register.
@@ -394,7 +417,8 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
     } else {
       uint32_t uses = info_->register_uses[a];
       if (uses > 0) {
-        argument->AddRef();  // the register's; the caller keeps its own
+        // The register's reference (see IsBorrowedArgument).
+        if (!arguments_borrowed_) argument->AddRef();
         r.value = argument;
         r.remaining_uses.store(uses, std::memory_order_relaxed);
       }

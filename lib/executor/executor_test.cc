@@ -271,6 +271,39 @@ TEST_P(ExecutorTest, ResultsProducedBeforeAndAfterTheExecutionGoesAsync) {
   }
 }
 
+// Arguments are borrowed from the caller while the execution runs on the
+// starting thread, and referenced once it continues elsewhere; either way
+// a kernel sees an argument as shared, and the caller's value ends with
+// the caller's reference only.
+TEST_P(ExecutorTest, ArgumentsAreBorrowedUntilTheExecutionGoesAsync) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32", "i32"},
+                               {"i1", "i32", "i32"});
+  uint32_t unique = f.AddKernel("tfrt_test.get_uniqueness").AddArgument(0).AddResult("i1");
+  // Goes async, then uses argument 1 on another thread.
+  uint32_t later = f.AddKernel("test.thread_add_one").AddArgument(0).AddResult("i32");
+  uint32_t sum = Add(f, later, 1);
+  f.Return({unique, sum, 1});
+  auto program = Load(writer);
+  for (int run = 0; run < 20; ++run) {
+    AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
+    AsyncValueRef<int32_t> forty = MakeAvailableAsyncValueRef<int32_t>(40);
+    std::vector<RCReference<AsyncValue>> results =
+        Run(*program, "f", {two.GetAsyncValue(), forty.GetAsyncValue()});
+    ASSERT_TRUE(results[0]->IsConcrete());
+    EXPECT_FALSE(results[0]->get<bool>());
+    EXPECT_EQ(I32(results[1]), 43);
+    EXPECT_EQ(results[2].get(), forty.GetAsyncValue());
+    results.clear();
+    // Let the other thread finish with the invocation.
+    for (int i = 0; i < 1000 && (two->NumRef() != 1 || forty->NumRef() != 1); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(two->NumRef(), 1u);
+    EXPECT_EQ(forty->NumRef(), 1u);
+  }
+}
+
 // Direct kernels (kernel_registry.h): values only direct kernels read are
 // built in the invocation's result storage; values that are returned or
 // read by other kernels are heap values, so they may outlive the
