@@ -111,28 +111,30 @@ class Invocation {
   void Start(std::span<AsyncValue* const> arguments,
              std::span<RCReference<AsyncValue>> results);
 
+  // KernelBinding::remaining_uses of the kernel running on this thread.
+  static uint32_t RemainingUses(const void* executor, size_t index) {
+    // `executor` is the kernel; the invocation is found through the
+    // thread's current one.
+    const auto* running = static_cast<const KernelInfo*>(executor);
+    const Invocation* invocation = current_invocation;
+    uint32_t reg = running->arguments()[index];
+    // A borrowed argument: the caller's reference stands for the
+    // register's, so the value is shared even at its last use.
+    return invocation->registers_[reg].remaining_uses.load(std::memory_order_relaxed) +
+           (invocation->IsBorrowedArgument(reg) ? 1 : 0);
+  }
+
  private:
   Invocation(const BefProgram* program, const FunctionInfo* info,
              const ExecutionContext& context)
-      : program_(program), info_(info), size_(Size(info)), context_(&context) {
-    // What every kernel's binding shares; RunKernel adds the kernel's part.
-    binding_template_.attribute_pool = program->file().attributes().data();
-    binding_template_.attribute_pool_owner = &program->file().image_owner();
-    binding_template_.attribute_pool_end =
-        program->file().attributes().data() + program->file().attributes().size();
-    binding_template_.function_table = program->function_table();
-    binding_template_.remaining_uses = [](const void* executor,
-                                          size_t index) -> uint32_t {
-      // `executor` is the kernel; the invocation is found through the
-      // thread's current one.
-      const auto* running = static_cast<const KernelInfo*>(executor);
-      const Invocation* invocation = current_invocation;
-      uint32_t reg = running->arguments()[index];
-      // A borrowed argument: the caller's reference stands for the
-      // register's, so the value is shared even at its last use.
-      return invocation->registers_[reg].remaining_uses.load(std::memory_order_relaxed) +
-             (invocation->IsBorrowedArgument(reg) ? 1 : 0);
-    };
+      : program_(program),
+        info_(info),
+        size_(Size(info)),
+        context_(&context),
+        binding_template_(&program->kernel_binding()),
+        attribute_pool_(binding_template_->attribute_pool) {
+    // What every kernel's binding shares (the program's); RunKernel adds
+    // the kernel's part.
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
@@ -294,7 +296,8 @@ class Invocation {
   std::atomic<uint32_t> refs_{1};
   std::atomic<bool> concurrent_{false};
   bool arguments_borrowed_ = true;  // see IsBorrowedArgument
-  KernelBinding binding_template_;
+  const KernelBinding* binding_template_;
+  const uint8_t* attribute_pool_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
   uint8_t* result_slots_;
@@ -500,7 +503,7 @@ bool Invocation::RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel) {
                       ? nullptr
                       : result_slots_ + size_t{kernel.result_slot} * kDirectResultStorageSize;
   AsyncValue* result = kernel.direct_implementation(
-      arguments, binding_template_.attribute_pool, attribute_offsets, storage);
+      arguments, attribute_pool_, attribute_offsets, storage);
   if (result == nullptr) [[unlikely]] return false;
 
   for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
@@ -553,7 +556,7 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   if (error == nullptr) error = request->GetCancelAsyncValue();
 
   if (error == nullptr) [[likely]] {
-    KernelBinding binding = binding_template_;
+    KernelBinding binding = *binding_template_;
     const uint32_t* attribute_offsets = argument_registers + num_arguments;
     binding.attribute_offsets = attribute_offsets;
     binding.num_attributes = record[3];
@@ -609,6 +612,10 @@ void Invocation::RunKernelTraced(const KernelInfo& kernel, AsyncKernelFrame* fra
 }
 
 }  // namespace
+
+uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index) {
+  return Invocation::RemainingUses(executor, index);
+}
 
 void BefFunction::Execute(const ExecutionContext& context,
                           std::span<AsyncValue* const> arguments,

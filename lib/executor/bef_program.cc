@@ -53,6 +53,12 @@ BefProgram::BefProgram(HostContext* host, std::unique_ptr<BefFile> file)
     }
     table_.push_back(functions_.back().get());
   }
+  kernel_binding_.attribute_pool = file_->attributes().data();
+  kernel_binding_.attribute_pool_owner = &file_->image_owner();
+  kernel_binding_.attribute_pool_end =
+      file_->attributes().data() + file_->attributes().size();
+  kernel_binding_.function_table = table_.data();
+  kernel_binding_.remaining_uses = &RemainingUsesInRunningInvocation;
 }
 
 BefProgram::~BefProgram() = default;

@@ -63,13 +63,10 @@ absl::Status SyncBefFunction::ExecuteSync(const ExecutionContext& context,
     for (uint32_t reg : kernel.results()) kernel_results.push_back(registers[reg]);
     // Sync kernels see functions as further attributes: their offsets are
     // not attributes, so functions go through the function list as usual.
-    KernelBinding binding;
-    binding.attribute_pool = file.attributes().data();
-    binding.attribute_pool_owner = &file.image_owner();
-    binding.attribute_pool_end = file.attributes().data() + file.attributes().size();
+    KernelBinding binding = program_->kernel_binding();
+    binding.remaining_uses = nullptr;  // async executor only
     binding.attribute_offsets = kernel.attributes().data();
     binding.num_attributes = kernel.num_attributes();
-    binding.function_table = program_->function_table();
     binding.function_indices = kernel.functions().data();
     binding.num_functions = kernel.num_functions();
     SyncKernelFrame frame(&context, binding, kernel_arguments, kernel_results);

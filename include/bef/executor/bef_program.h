@@ -43,6 +43,7 @@
 #include "bef/host/execution_context.h"
 #include "bef/host/function.h"
 #include "bef/host/host_context.h"
+#include "bef/host/kernel_frame.h"
 #include "bef/loader/bef_file.h"
 
 namespace bef {
@@ -69,6 +70,9 @@ class BefProgram {
   const Function* GetFunction(std::string_view name) const;
   // The table kernels index (KernelBinding::function_table).
   const Function* const* function_table() const { return table_.data(); }
+  // What the bindings of all kernels of the program share (attribute pool
+  // and its owner, function table); the executor adds each kernel's part.
+  const KernelBinding& kernel_binding() const { return kernel_binding_; }
 
  private:
   BefProgram(HostContext* host, std::unique_ptr<BefFile> file);
@@ -77,6 +81,7 @@ class BefProgram {
   std::unique_ptr<BefFile> file_;
   std::vector<std::unique_ptr<Function>> functions_;
   std::vector<const Function*> table_;
+  KernelBinding kernel_binding_;
 };
 
 }  // namespace bef
