@@ -24,10 +24,22 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
+// Trivial and constant-initialized, so every access is a plain
+// thread-local load (no initialization guard or wrapper call on the hot
+// path); the blocks are freed at thread exit by ThreadCleanup, registered
+// the first time the thread caches a block.
 struct FreeLists {
-  ~FreeLists() {
-    alive = false;
-    for (FreeBlock*& head : heads) {
+  FreeBlock* heads[kClasses];
+  uint32_t counts[kClasses];
+  bool cleanup_registered;
+  bool dead;  // the thread is exiting: malloc/free only from here on
+};
+constinit thread_local FreeLists free_lists = {};
+
+struct ThreadCleanup {
+  ~ThreadCleanup() {
+    free_lists.dead = true;
+    for (FreeBlock*& head : free_lists.heads) {
       while (head != nullptr) {
         FreeBlock* next = head->next;
         std::free(head);
@@ -35,12 +47,14 @@ struct FreeLists {
       }
     }
   }
-  FreeBlock* heads[kClasses] = {};
-  uint32_t counts[kClasses] = {};
-  static thread_local bool alive;
 };
-thread_local bool FreeLists::alive = true;
-thread_local FreeLists free_lists;
+
+[[gnu::noinline]] void RegisterThreadCleanup() {
+  // Constructed the first time control passes here on a thread; destroyed
+  // (freeing the thread's blocks) when the thread exits.
+  static thread_local ThreadCleanup cleanup;
+  free_lists.cleanup_registered = true;
+}
 
 size_t ClassOf(size_t size) { return (size + kGranule - 1) / kGranule - 1; }
 
@@ -48,7 +62,7 @@ size_t ClassOf(size_t size) { return (size + kGranule - 1) / kGranule - 1; }
 
 void* AllocateValueMemory(size_t size) {
   size_t index = ClassOf(size);
-  if (kUseFreeLists && index < kClasses && FreeLists::alive) {
+  if (kUseFreeLists && index < kClasses && !free_lists.dead) {
     FreeBlock*& head = free_lists.heads[index];
     if (head != nullptr) {
       FreeBlock* block = head;
@@ -65,8 +79,9 @@ void* AllocateValueMemory(size_t size) {
 
 void FreeValueMemory(void* pointer, size_t size) {
   size_t index = ClassOf(size);
-  if (kUseFreeLists && index < kClasses && FreeLists::alive &&
+  if (kUseFreeLists && index < kClasses && !free_lists.dead &&
       free_lists.counts[index] < (index < 16 ? kMaxCached : kMaxCachedLarge)) {
+    if (!free_lists.cleanup_registered) [[unlikely]] RegisterThreadCleanup();
     auto* block = static_cast<FreeBlock*>(pointer);
     block->next = free_lists.heads[index];
     free_lists.heads[index] = block;
