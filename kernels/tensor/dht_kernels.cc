@@ -144,6 +144,13 @@ absl::StatusOr<Chain> SetTensorWithValues(RemainingArguments arguments,
                                           HostContext* host) {
   BEF_ASSIGN_OR_RETURN_OPERAND(tensor, DenseHostTensor, 0,
                                "tfrt_dht.set_tensor_with_values", "tensor");
+  if (DTypeSize(tensor->dtype()) != sizeof(T)) {
+    // The elements are written as T: a tensor of narrower elements would
+    // be overrun.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tfrt_dht.set_tensor_with_values: the tensor's elements are ",
+        DTypeSize(tensor->dtype()), " bytes, the kernel writes ", sizeof(T)));
+  }
   size_t count = arguments.size() >= 2 ? arguments.size() - 2 : 0;
   if (static_cast<int64_t>(count) != tensor->NumElements()) {
     return absl::InternalError(

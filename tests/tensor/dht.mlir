@@ -52,6 +52,19 @@ func.func @count_errors() -> (!tfrt.chain, !tfrt.chain, !tfrt.chain) {
 // CHECK-DAG: error: unexpected error: runtime error: Incorrect number of values for the tensor: 1, but expected 3
 // CHECK: 'count_errors' returned <<error: Incorrect number of values for the tensor: 2, but expected 3>>,<<error: Incorrect number of real and imaginary values for the complex tensor: 1, but expected 2>>,<<error: Incorrect number of values for the tensor: 1, but expected 3>>
 
+// CHECK-LABEL: --- Running 'element_size_mismatch':
+// Writing f64 elements into a ui8 tensor would overrun it (found by the
+// execution fuzz target): an error, the tensor unchanged.
+func.func @element_size_mismatch() -> !tfrt.chain {
+  %c0 = tfrt.new.chain
+  %t = tfrt_dht.create_uninitialized_tensor.ui8.1 [2 : i64]
+  %d = tfrt.constant.f64 1.5
+  %e = "tfrt_dht.set_tensor_with_values.f64"(%t, %c0, %d, %d) : (!tfrt_tensor.tensor, !tfrt.chain, f64, f64) -> !tfrt.chain
+  tfrt.return %e : !tfrt.chain
+}
+// CHECK: error: unexpected error: runtime error: tfrt_dht.set_tensor_with_values: the tensor's elements are 1 bytes, the kernel writes 8
+// CHECK: 'element_size_mismatch' returned <<error: tfrt_dht.set_tensor_with_values: the tensor's elements are 1 bytes, the kernel writes 8>>
+
 // CHECK-LABEL: --- Running 'buffers':
 func.func @buffers() -> !tfrt.chain {
   %c0 = tfrt.new.chain
