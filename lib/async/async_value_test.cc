@@ -155,6 +155,26 @@ TEST_F(AsyncValueTest, IndirectForwardedToAvailableValue) {
   EXPECT_EQ(Tracked::destroyed, 1);
 }
 
+TEST_F(AsyncValueTest, ScalarPayloadIsThePayloadOfEveryScalarType) {
+  auto i8 = MakeAvailableAsyncValueRef<int8_t>(-3);
+  auto i32 = MakeAvailableAsyncValueRef<int32_t>(7);
+  auto i64 = MakeAvailableAsyncValueRef<int64_t>(int64_t{1} << 40);
+  auto f64 = MakeAvailableAsyncValueRef<double>(2.5);
+  auto flag = MakeAvailableAsyncValueRef<bool>(true);
+  EXPECT_EQ(i8->ScalarPayload(), &i8.get());
+  EXPECT_EQ(i32->ScalarPayload(), &i32.get());
+  EXPECT_EQ(i64->ScalarPayload(), &i64.get());
+  EXPECT_EQ(f64->ScalarPayload(), &f64.get());
+  EXPECT_EQ(flag->ScalarPayload(), &flag.get());
+  // Through forwarding (twice).
+  RCReference<IndirectAsyncValue> outer = MakeIndirectAsyncValue();
+  RCReference<IndirectAsyncValue> inner = MakeIndirectAsyncValue();
+  outer->ForwardTo(inner);
+  inner->ForwardTo(i64.CopyRCRef());
+  EXPECT_EQ(outer->ScalarPayload(), &i64.get());
+  EXPECT_EQ(*static_cast<int64_t*>(outer->ScalarPayload()), int64_t{1} << 40);
+}
+
 TEST_F(AsyncValueTest, IndirectForwardedToPendingValue) {
   RCReference<IndirectAsyncValue> indirect = MakeIndirectAsyncValue();
   AsyncValueRef<Tracked> value = MakeUnconstructedAsyncValueRef<Tracked>();

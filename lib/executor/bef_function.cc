@@ -100,12 +100,12 @@ struct ReadyQueue {
 
 class Invocation {
  public:
-  static Invocation* Create(const BefProgram* program, const FunctionInfo* info,
+  static Invocation* Create(const BefProgram* program, const ExecutionPlan* plan,
                             const ExecutionContext& context) {
-    size_t size = Size(info);
+    size_t size = Size(plan->info);
     // Small invocations (loop bodies, calls) reuse per-thread free blocks.
     void* memory = internal::AllocateValueMemory(size);
-    return new (memory) Invocation(program, info, context);
+    return new (memory) Invocation(program, plan, context);
   }
 
   void Start(std::span<AsyncValue* const> arguments,
@@ -125,22 +125,22 @@ class Invocation {
   }
 
  private:
-  Invocation(const BefProgram* program, const FunctionInfo* info,
+  Invocation(const BefProgram* program, const ExecutionPlan* plan,
              const ExecutionContext& context)
       : program_(program),
-        info_(info),
-        size_(Size(info)),
+        plan_(plan),
+        info_(plan->info),
+        size_(Size(plan->info)),
         context_(&context),
         binding_template_(&program->kernel_binding()),
         attribute_pool_(binding_template_->attribute_pool) {
     // What every kernel's binding shares (the program's); RunKernel adds
     // the kernel's part.
+    const FunctionInfo* info = info_;
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
-    result_slots_ = reinterpret_cast<uint8_t*>(this) + ResultSlotsOffset(info);
-    placeholder_results_ =
-        result_slots_ + size_t{kDirectResultStorageSize} * info->num_result_slots;
+    placeholder_results_ = reinterpret_cast<uint8_t*>(ready_counts_ + info->kernels.size());
     std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
     // loader computed them: bulk stores, not a constructor per element.
@@ -153,17 +153,12 @@ class Invocation {
   }
   ~Invocation() = default;
 
-  // Layout: the invocation, the registers, the ready counts, then the
-  // result storage blocks of direct kernels (16-aligned).
-  static size_t ResultSlotsOffset(const FunctionInfo* info) {
-    size_t end = sizeof(Invocation) + sizeof(Register) * info->num_registers +
-                 sizeof(std::atomic<uint32_t>) * info->kernels.size();
-    return (end + 15) & ~size_t{15};
-  }
+  // Layout: the invocation, the registers, the ready counts, the
+  // placeholder marks.
   static size_t Size(const FunctionInfo* info) {
-    return ResultSlotsOffset(info) +
-           size_t{kDirectResultStorageSize} * info->num_result_slots +
-           info->result_registers.size();  // placeholder_results_
+    return sizeof(Invocation) + sizeof(Register) * info->num_registers +
+           sizeof(std::atomic<uint32_t>) * info->kernels.size() +
+           info->result_registers.size();
   }
 
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -180,8 +175,9 @@ class Invocation {
     }
   }
 
-  [[gnu::always_inline]] void Enqueue(ReadyQueue& queue, uint32_t kernel) {
-    if (info_->kernels[kernel].stream == queue.stream) {
+  [[gnu::always_inline]] void Enqueue(ReadyQueue& queue, uint32_t kernel,
+                                      uint32_t stream) {
+    if (stream == queue.stream) {
       queue.inline_kernels.push_back(kernel);
     } else {
       queue.outline_kernels.push_back(kernel);
@@ -227,8 +223,9 @@ class Invocation {
   [[gnu::always_inline]] void DecrementReadyCount(ReadyQueue& queue,
                                                  uint32_t kernel) {
     // A kernel with one operand is decremented once: no count needed.
-    if (info_->initial_ready_counts[kernel] == 1 || Decrement(ready_counts_[kernel])) {
-      Enqueue(queue, kernel);
+    const ExecutionPlan::Schedule& schedule = plan_->schedule[kernel];
+    if (schedule.ready_count == 1 || Decrement(ready_counts_[kernel])) {
+      Enqueue(queue, kernel, schedule.stream);
     }
   }
 
@@ -265,7 +262,15 @@ class Invocation {
   // Runs a kernel through its direct entry point; false (nothing done) when
   // the frame path must run it: an operand is an error or of another type,
   // or the request is cancelled, budgeted or traced.
-  bool RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel);
+  bool RunDirectKernel(ReadyQueue& queue, uint32_t kernel,
+                       const ExecutionPlan::DirectStep& step);
+  void RunFrameKernel(ReadyQueue& queue, uint32_t kernel);
+  // Whether every kernel must run through its frame (request checks).
+  bool NeedsFrames() const {
+    RequestContext* request = context_->request_context();
+    return request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
+           IsTracing();
+  }
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);
@@ -273,6 +278,7 @@ class Invocation {
   void ProcessQueue(ReadyQueue& queue);
 
   const BefProgram* program_;
+  const ExecutionPlan* plan_;
   const FunctionInfo* info_;
   const size_t size_;  // of this allocation
   // The caller's context while the invocation is exclusive (Start is on
@@ -280,11 +286,20 @@ class Invocation {
   const ExecutionContext* context_;
   std::optional<ExecutionContext> owned_context_;
   // A register: its value (one reference while kernel uses remain) and the
-  // kernel uses still to come.
+  // kernel uses still to come; or, when unboxed_producer is set, the
+  // unboxed payload written by that direct kernel (execution_plan.h).
   struct Register {
-    AsyncValue* value = nullptr;
-    std::atomic<uint32_t> remaining_uses{0};
+    union {
+      AsyncValue* value;
+      alignas(8) unsigned char payload[kDirectResultSize];
+    };
+    std::atomic<uint32_t> remaining_uses;
+    uint32_t unboxed_producer;  // a kernel index (> 0), or 0: `value`
   };
+  // A new value holding an unboxed register's payload.
+  AsyncValue* Box(const Register& r) const {
+    return plan_->direct[r.unboxed_producer].box(r.payload);
+  }
   // Uses of `reg` by kernels (register uses minus return uses).
   uint32_t KernelUses(uint32_t reg) const {
     uint32_t uses = info_->register_uses[reg];
@@ -300,7 +315,6 @@ class Invocation {
   const uint8_t* attribute_pool_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
-  uint8_t* result_slots_;
   // Per function result: 1 when its register holds a placeholder created by
   // CreateResultPlaceholders.
   uint8_t* placeholder_results_;
@@ -447,11 +461,11 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
     if (queue.inline_kernels.empty()) {
       if (queue.outline_kernels.empty()) return;
       // Switch to the stream of the first outline kernel.
-      queue.stream = info_->kernels[queue.outline_kernels.front()].stream;
+      queue.stream = plan_->schedule[queue.outline_kernels.front()].stream;
       auto& outline = queue.outline_kernels;
       auto moved = std::stable_partition(
           outline.begin(), outline.end(),
-          [&](uint32_t k) { return info_->kernels[k].stream != queue.stream; });
+          [&](uint32_t k) { return plan_->schedule[k].stream != queue.stream; });
       queue.inline_kernels.assign(moved, outline.end());
       outline.erase(moved, outline.end());
     }
@@ -459,12 +473,12 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
       // One work-queue task per other stream, in ascending stream order.
       auto& outline = queue.outline_kernels;
       std::stable_sort(outline.begin(), outline.end(), [&](uint32_t a, uint32_t b) {
-        return info_->kernels[a].stream < info_->kernels[b].stream;
+        return plan_->schedule[a].stream < plan_->schedule[b].stream;
       });
       for (size_t begin = 0; begin < outline.size();) {
-        uint32_t stream = info_->kernels[outline[begin]].stream;
+        uint32_t stream = plan_->schedule[outline[begin]].stream;
         size_t end = begin;
-        while (end < outline.size() && info_->kernels[outline[end]].stream == stream) ++end;
+        while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
         BecomeConcurrent();
         AddRef();
         std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
@@ -482,45 +496,63 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
   }
 }
 
-bool Invocation::RunDirectKernel(ReadyQueue& queue, const KernelInfo& kernel) {
-  RequestContext* request = context_->request_context();
-  if (request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
-      IsTracing()) [[unlikely]] {
-    return false;
-  }
-  const uint32_t* record = kernel.record;
-  const uint32_t num_arguments = record[2];
-  // One result: one used-by count, then the operand registers.
-  const uint32_t* argument_registers = record + kKernelRecordHeaderWords + 1;
-  AsyncValue* arguments[kMaxDirectArguments];
-  for (uint32_t i = 0; i < num_arguments; ++i) {
-    AsyncValue* value = registers_[argument_registers[i]].value;
-    if (value->IsError()) [[unlikely]] return false;
-    arguments[i] = value;
-  }
-  const uint32_t* attribute_offsets = argument_registers + num_arguments;
-  void* storage = kernel.result_slot == KernelInfo::kNoResultSlot
-                      ? nullptr
-                      : result_slots_ + size_t{kernel.result_slot} * kDirectResultStorageSize;
-  AsyncValue* result = kernel.direct_implementation(
-      arguments, attribute_pool_, attribute_offsets, storage);
-  if (result == nullptr) [[unlikely]] return false;
+void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
+  const ExecutionPlan::DirectStep& step = plan_->direct[k];
+  if (step.run != nullptr && RunDirectKernel(queue, k, step)) return;
+  RunFrameKernel(queue, k);
+}
 
-  for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
-  const uint32_t* result_register = attribute_offsets + record[3] + record[4];
-  const uint32_t users = record[kKernelRecordHeaderWords];  // before publishing
-  AsyncValue* published = Publish(*result_register, TakeRef(result));
-  if (published != nullptr) {
-    DecrementUsers(queue, published, result_register + 1, users);
+bool Invocation::RunDirectKernel(ReadyQueue& queue, uint32_t k,
+                                 const ExecutionPlan::DirectStep& step) {
+  if (NeedsFrames()) [[unlikely]] return false;
+  const ExecutionPlan::DirectOperand* operands = plan_->operands.data() + step.first_operand;
+  const uint32_t num_operands = step.num_operands;
+  const void* payloads[kMaxDirectArguments];
+  for (uint32_t i = 0; i < num_operands; ++i) {
+    Register& r = registers_[operands[i].reg];
+    if (r.unboxed_producer != 0) {
+      payloads[i] = r.payload;
+      continue;
+    }
+    AsyncValue* value = r.value;
+    if (value->IsError()) [[unlikely]] return false;
+    if (operands[i].type != kAnyOperandType && value->type_id() != operands[i].type)
+        [[unlikely]] {
+      return false;
+    }
+    payloads[i] = value->ScalarPayload();
   }
+
+  if (step.unboxed_result) {
+    Register& result = registers_[step.result_register];
+    step.run(payloads, attribute_pool_, step.attribute_offsets, result.payload);
+    result.unboxed_producer = k;
+    for (uint32_t i = 0; i < num_operands; ++i) {
+      uint32_t reg = operands[i].reg;
+      if (registers_[reg].unboxed_producer == 0) ReleaseUse(reg);
+    }
+    // Published before the users' ready counts drop (release ordering of
+    // the decrement, once concurrent).
+    for (uint32_t u = 0; u < step.num_users; ++u) DecrementReadyCount(queue, step.users[u]);
+    return true;
+  }
+  alignas(8) unsigned char payload[kDirectResultSize];
+  step.run(payloads, attribute_pool_, step.attribute_offsets, payload);
+  for (uint32_t i = 0; i < num_operands; ++i) {
+    uint32_t reg = operands[i].reg;
+    if (registers_[reg].unboxed_producer == 0) ReleaseUse(reg);
+  }
+  // Read before publishing: a forwarded function result may let the
+  // caller destroy the program (and with it the plan).
+  const uint32_t* users = step.users;
+  const uint32_t num_users = step.num_users;
+  AsyncValue* published = Publish(step.result_register, TakeRef(step.box(payload)));
+  if (published != nullptr) DecrementUsers(queue, published, users, num_users);
   return true;
 }
 
-void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
+void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
   const KernelInfo& kernel = info_->kernels[k];
-  if (kernel.direct_implementation != nullptr && RunDirectKernel(queue, kernel)) {
-    return;
-  }
   const uint32_t* record = kernel.record;
   const uint32_t num_arguments = record[2];
   const uint32_t num_results = record[5];
@@ -547,7 +579,9 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
 
   AsyncValue* error = nullptr;
   for (uint32_t i = 0; i < num_arguments; ++i) {
-    AsyncValue* value = registers_[argument_registers[i]].value;
+    const Register& r = registers_[argument_registers[i]];
+    // An unboxed payload is boxed for the call (dropped below).
+    AsyncValue* value = r.unboxed_producer == 0 ? r.value : Box(r);
     arguments[i] = value;
     if (value->IsError()) error = value;  // the last error operand wins
   }
@@ -584,7 +618,14 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
 
   // Release the operands (a value whose last user just ran is destroyed
   // here), then publish the results.
-  for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
+  for (uint32_t i = 0; i < num_arguments; ++i) {
+    uint32_t reg = argument_registers[i];
+    if (registers_[reg].unboxed_producer == 0) {
+      ReleaseUse(reg);
+    } else {
+      arguments[i]->DropRef();
+    }
+  }
   const uint32_t* result_registers =
       argument_registers + num_arguments + record[3] + record[4];
   const uint32_t* used_by = result_registers + num_results;
@@ -611,28 +652,137 @@ void Invocation::RunKernelTraced(const KernelInfo& kernel, AsyncKernelFrame* fra
   kernel.async_implementation(frame);
 }
 
+// ---- Straight-line execution (execution_plan.h).
+
+// A register of a straight-line execution: the payload only.
+struct PayloadRegister {
+  alignas(8) unsigned char bytes[kDirectResultSize];
+};
+
+// Registers of straight-line executions too large for the stack, reused
+// by the thread's next one (straight-line executions never nest: direct
+// kernels call nothing).
+PayloadRegister* ScratchRegisters(size_t count) {
+  thread_local std::unique_ptr<PayloadRegister[]> scratch;
+  thread_local size_t capacity = 0;
+  if (capacity < count) {
+    scratch.reset(new PayloadRegister[count]);
+    capacity = count;
+  }
+  return scratch.get();
+}
+
+// How many kernels run between two looks at the request's cancellation.
+constexpr size_t kCancellationInterval = 64;
+
+// Runs a straight-line function; false, with nothing done, when the
+// dataflow executor must run it: an argument is not available or not of the
+// type its kernels read, or the request is cancelled, budgeted or traced.
+// A cancellation noticed on the way makes the results of the kernels not
+// run yet the cancellation's error, as the dataflow executor does.
+bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                     const ExecutionContext& context, std::span<AsyncValue* const> arguments,
+                     std::span<RCReference<AsyncValue>> results) {
+  RequestContext* request = context.request_context();
+  if (request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
+      IsTracing()) {
+    return false;
+  }
+  const FunctionInfo& info = *plan.info;
+  if (arguments.size() != info.num_arguments) return false;
+  for (uint32_t a = 0; a < info.num_arguments; ++a) {
+    uint16_t type = plan.argument_types[a];
+    if (type != kAnyOperandType &&
+        (!arguments[a]->IsConcrete() || arguments[a]->type_id() != type)) {
+      return false;
+    }
+  }
+  constexpr size_t kInlineRegisters = 32;
+  PayloadRegister inline_registers[kInlineRegisters];
+  PayloadRegister* registers = info.num_registers <= kInlineRegisters
+                                   ? inline_registers
+                                   : ScratchRegisters(info.num_registers);
+  for (uint32_t a = 0; a < info.num_arguments; ++a) {
+    // A direct operand's payload is at most kDirectResultSize bytes, and the
+    // value object extends at least that far past its header.
+    if (plan.argument_types[a] != kAnyOperandType) {
+      std::memcpy(registers[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
+    }
+  }
+  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
+  const size_t num_kernels = plan.direct.size();
+  size_t end = num_kernels;  // the first kernel not run
+  for (size_t k = 1; k < num_kernels; ++k) {
+    if (k % kCancellationInterval == 0 && request->GetCancelAsyncValue() != nullptr)
+        [[unlikely]] {
+      end = k;
+      break;
+    }
+    const ExecutionPlan::DirectStep& step = plan.direct[k];
+    const ExecutionPlan::DirectOperand* operands = plan.operands.data() + step.first_operand;
+    const void* payloads[kMaxDirectArguments];
+    for (uint32_t i = 0; i < step.num_operands; ++i) {
+      payloads[i] = registers[operands[i].reg].bytes;
+    }
+    step.run(payloads, attribute_pool, step.attribute_offsets,
+             registers[step.result_register].bytes);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    uint32_t reg = info.result_registers[i];
+    uint32_t producer = plan.result_producers[i];
+    size_t same = 0;  // a register returned twice is one value
+    while (same < i && info.result_registers[same] != reg) ++same;
+    if (same < i) {
+      results[i] = results[same];
+    } else if (producer == 0) {
+      results[i] = FormRef(arguments[reg]);
+    } else if (producer >= end) {
+      results[i] = FormRef(request->GetCancelAsyncValue());
+    } else {
+      results[i] = TakeRef(plan.direct[producer].box(registers[reg].bytes));
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index) {
   return Invocation::RemainingUses(executor, index);
 }
 
+const ExecutionPlan* BefFunction::Plan(const ExecutionContext& context) const {
+  absl::StatusOr<const FunctionInfo*> inflated = program_->file().GetFunctionInfo(index_);
+  if (!inflated.ok()) {
+    // A malformed record is found when the function first runs; it is
+    // reported like a load error (at every execution).
+    context.host()->EmitError({std::nullopt, inflated.status()});
+    return nullptr;
+  }
+  // Executions racing to be first may each build one; the first stored wins.
+  auto plan = std::make_unique<ExecutionPlan>(**inflated);
+  const ExecutionPlan* expected = nullptr;
+  if (plan_.compare_exchange_strong(expected, plan.get(), std::memory_order_acq_rel)) {
+    return plan.release();
+  }
+  return expected;
+}
+
 void BefFunction::Execute(const ExecutionContext& context,
                           std::span<AsyncValue* const> arguments,
                           std::span<RCReference<AsyncValue>> results) const {
-  const FunctionInfo* info = info_.load(std::memory_order_acquire);
-  if (info == nullptr) [[unlikely]] {
-    absl::StatusOr<const FunctionInfo*> inflated = program_->file().GetFunctionInfo(index_);
-    if (!inflated.ok()) {
-      // A malformed record is found when the function first runs; it is
-      // reported like a load error (at every execution).
-      context.host()->EmitError({std::nullopt, inflated.status()});
-      RCReference<AsyncValue> error = MakeErrorAsyncValueRef(inflated.status());
+  const ExecutionPlan* plan = plan_.load(std::memory_order_acquire);
+  if (plan == nullptr) [[unlikely]] {
+    plan = Plan(context);
+    if (plan == nullptr) {
+      RCReference<AsyncValue> error =
+          MakeErrorAsyncValueRef(program_->file().GetFunctionInfo(index_).status());
       for (auto& result : results) result = error;
       return;
     }
-    info = *inflated;
-    info_.store(info, std::memory_order_release);
+  }
+  if (plan->straight_line && RunStraightLine(*program_, *plan, context, arguments, results)) {
+    return;
   }
   if (execution_nesting >= kMaxExecutionNesting) {
     // Too deep on this thread: run later from the work queue, with
@@ -659,9 +809,9 @@ void BefFunction::Execute(const ExecutionContext& context,
   ++execution_nesting;
   if (IsTracing()) [[unlikely]] {
     TraceSpan span("function", name().empty() ? "<anonymous function>" : name());
-    Invocation::Create(program_, info, context)->Start(arguments, results);
+    Invocation::Create(program_, plan, context)->Start(arguments, results);
   } else {
-    Invocation::Create(program_, info, context)->Start(arguments, results);
+    Invocation::Create(program_, plan, context)->Start(arguments, results);
   }
   --execution_nesting;
 }

@@ -13,6 +13,7 @@
 #include "bef/host/kernel_utils.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/executor/execution_plan.h"
 #include "lib/executor/executor_test_fixture.h"
 
 namespace bef {
@@ -304,16 +305,16 @@ TEST_P(ExecutorTest, ArgumentsAreBorrowedUntilTheExecutionGoesAsync) {
   }
 }
 
-// Direct kernels (kernel_registry.h): values only direct kernels read are
-// built in the invocation's result storage; values that are returned or
-// read by other kernels are heap values, so they may outlive the
-// invocation (ASan would report the storage's reuse otherwise).
+// Direct kernels (kernel_registry.h): values only direct kernels read stay
+// unboxed payloads in the invocation's registers; values that are returned
+// or read by other kernels are heap values, so they may outlive the
+// invocation (ASan would report the registers' reuse otherwise).
 TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
                                {"i32", "i32", "i32"});
-  uint32_t one = Constant(f, 1);        // read by adds only: storage
-  uint32_t a = Add(f, 0, one);          // storage
+  uint32_t one = Constant(f, 1);        // read by adds only: unboxed
+  uint32_t a = Add(f, 0, one);          // unboxed
   uint32_t b = Add(f, a, one);          // read by test.forward: heap
   uint32_t kept = f.AddKernel("test.forward").AddArgument(b).AddResult("i32");
   uint32_t c = Add(f, b, a);            // returned: heap
@@ -325,17 +326,39 @@ TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
       Run(*program, "f", {ten.GetAsyncValue()});
 
   const BefFile& file = program->file();
-  const FunctionInfo* info = *file.GetFunctionInfo(file.FindFunction("f")->index);
-  std::vector<bool> in_storage;
-  for (size_t k = 1; k < info->kernels.size(); ++k) {
-    in_storage.push_back(info->kernels[k].result_slot != KernelInfo::kNoResultSlot);
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  std::vector<bool> direct, unboxed;
+  for (size_t k = 1; k < plan.direct.size(); ++k) {
+    direct.push_back(plan.direct[k].run != nullptr);
+    unboxed.push_back(plan.direct[k].unboxed_result);
   }
-  EXPECT_THAT(in_storage, ElementsAre(true, true, false, false, false, false));
-  EXPECT_EQ(info->num_result_slots, 2u);
+  EXPECT_THAT(direct, ElementsAre(true, true, true, false, true, true));
+  EXPECT_THAT(unboxed, ElementsAre(true, true, false, false, false, false));
   program.reset();  // the results outlive the program and every invocation
   EXPECT_EQ(I32(results[0]), 12);
   EXPECT_EQ(I32(results[1]), 23);
   EXPECT_EQ(I32(results[2]), 24);
+}
+
+// A direct kernel reading a payload of another type than its producer
+// writes: the producer's result is boxed (no unchecked read), and the user
+// runs through its frame, which reports the error.
+TEST_P(ExecutorTest, UnboxedOnlyWhereTheUsersReadTheProducersType) {
+  BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i64"});
+  uint32_t narrow = Constant(f, 1);
+  uint32_t wide = f.AddKernel("tfrt.constant.i64").AddAttribute(BefAttribute::I64(2), "value")
+                      .AddResult("i64");
+  f.Return({f.AddKernel("tfrt.add.i64").AddArgument(wide).AddArgument(narrow)
+                .AddResult("i64")});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  EXPECT_FALSE(plan.direct[1].unboxed_result);  // i32 read as i64
+  EXPECT_TRUE(plan.direct[2].unboxed_result);
+  auto results = Run(*program, "f");
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "operand 1 is not a value of type i64");
 }
 
 // A direct kernel whose operand is of another type runs through its frame

@@ -7,6 +7,7 @@
 
 #include "bef/executor/bef_program.h"
 #include "bef/host/function.h"
+#include "lib/executor/execution_plan.h"
 
 namespace bef {
 
@@ -34,16 +35,18 @@ class ProgramFunction : public Function {
 class BefFunction : public ProgramFunction {
  public:
   using ProgramFunction::ProgramFunction;
+  ~BefFunction() override { delete plan_.load(std::memory_order_acquire); }
 
   void Execute(const ExecutionContext& context,
                std::span<AsyncValue* const> arguments,
                std::span<RCReference<AsyncValue>> results) const override;
 
  private:
-  // The inflated function once GetFunctionInfo succeeded (it returns the
-  // same pointer every time): later executions skip its once-flag and
-  // StatusOr.
-  mutable std::atomic<const FunctionInfo*> info_{nullptr};
+  // The plan of the inflated function (owned), built by the first
+  // execution; later executions skip GetFunctionInfo's once-flag and
+  // StatusOr too.
+  const ExecutionPlan* Plan(const ExecutionContext& context) const;
+  mutable std::atomic<const ExecutionPlan*> plan_{nullptr};
 };
 
 // Kind 2: run by the sequential interpreter (sync_function.cc).

@@ -27,8 +27,7 @@ void KernelRegistry::AddKernel(
   entry->async_implementation = definition.implementation;
   // Direct calls skip the frame's checks: only with a signature the loader
   // verified records against.
-  entry->direct_implementation =
-      definition.signature.known ? definition.direct_implementation : nullptr;
+  entry->direct = definition.signature.known ? definition.direct : DirectKernel{};
   entry->async_signature = std::move(definition.signature);
 }
 

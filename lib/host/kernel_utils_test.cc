@@ -4,6 +4,7 @@
 // the same frames from BEF records).
 #include "bef/host/kernel_utils.h"
 
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -228,31 +229,29 @@ TEST_F(FrameFixture, StatusOrErrorIsReportedAtTheKernelsLocation) {
 // BEF_KERNEL gives a direct entry point exactly to kernels of typed operands
 // and scalar attributes that return a scalar.
 TEST(DirectKernelTest, DerivedFromTheSignature) {
-  DirectKernelImplementation add = BEF_KERNEL(Add).direct_implementation;
-  DirectKernelImplementation divide = BEF_KERNEL(Divide).direct_implementation;
-  DirectKernelImplementation three_results = BEF_KERNEL(Three).direct_implementation;
-  EXPECT_NE(add, nullptr);
-  EXPECT_EQ(divide, nullptr);         // may fail: StatusOr
-  EXPECT_EQ(three_results, nullptr);  // a tuple
+  DirectKernel add = BEF_KERNEL(Add).direct;
+  EXPECT_TRUE(add);
+  EXPECT_FALSE((BEF_KERNEL(Divide).direct));  // may fail: StatusOr
+  EXPECT_FALSE((BEF_KERNEL(Three).direct));   // a tuple
+  EXPECT_EQ(add.num_operands, 2u);
+  uint16_t operand_types[kMaxDirectArguments];
+  EXPECT_EQ(add.types(operand_types), AsyncValueTypeId<int32_t>());
+  EXPECT_EQ(operand_types[0], AsyncValueTypeId<int32_t>());
+  EXPECT_EQ(operand_types[1], AsyncValueTypeId<int32_t>());
 
-  AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
-  AsyncValueRef<int32_t> three = MakeAvailableAsyncValueRef<int32_t>(3);
-  AsyncValue* operands[] = {two.GetAsyncValue(), three.GetAsyncValue()};
-  // In caller storage: not reference counted.
-  alignas(16) uint8_t storage[kDirectResultStorageSize];
-  AsyncValue* local = add(operands, nullptr, nullptr, storage);
-  ASSERT_EQ(static_cast<void*>(local), static_cast<void*>(storage));
-  EXPECT_EQ(local->get<int32_t>(), 5);
-  local->DropRef();  // a no-op
-  EXPECT_EQ(local->get<int32_t>(), 5);
-  // Without storage: a heap value holding one reference.
-  RCReference<AsyncValue> heap = TakeRef(add(operands, nullptr, nullptr, nullptr));
-  EXPECT_EQ(heap->get<int32_t>(), 5);
-  EXPECT_TRUE(heap->IsUnique());
-  // An operand of another type: null, nothing built.
-  AsyncValueRef<int64_t> wide = MakeAvailableAsyncValueRef<int64_t>(7);
-  operands[1] = wide.GetAsyncValue();
-  EXPECT_EQ(add(operands, nullptr, nullptr, storage), nullptr);
+  // Payloads in, payload out.
+  int32_t two = 2, three = 3;
+  const void* operands[] = {&two, &three};
+  alignas(8) unsigned char result[kDirectResultSize];
+  add.run(operands, nullptr, nullptr, result);
+  int32_t sum;
+  std::memcpy(&sum, result, sizeof(sum));
+  EXPECT_EQ(sum, 5);
+  // Boxed: a new value holding one reference.
+  RCReference<AsyncValue> boxed = TakeRef(add.box(result));
+  EXPECT_TRUE(boxed->IsConcrete());
+  EXPECT_EQ(boxed->get<int32_t>(), 5);
+  EXPECT_TRUE(boxed->IsUnique());
 }
 
 TEST_F(FrameFixture, OperandOfAnotherTypeIsAnError) {

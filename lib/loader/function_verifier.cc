@@ -29,24 +29,6 @@ std::string SyncSummary(std::string_view detail) {
 
 bool IsChainType(std::string_view type) { return type == "!tfrt.chain"; }
 
-// Gives a result storage block to every direct kernel whose value cannot
-// outlive the invocation: only direct kernels read it (they never keep an
-// operand) and the function does not return it.
-void AssignResultSlots(FunctionInfo& info) {
-  std::vector<bool> returned(info.num_registers, false);
-  for (uint32_t reg : info.result_registers) returned[reg] = true;
-  for (size_t k = 1; k < info.kernels.size(); ++k) {
-    KernelInfo& kernel = info.kernels[k];
-    if (kernel.direct_implementation == nullptr || returned[kernel.results()[0]]) continue;
-    const uint32_t* users = kernel.used_by();
-    bool only_direct_users = true;
-    for (uint32_t u = 0; u < kernel.used_by_counts()[0]; ++u) {
-      only_direct_users &= info.kernels[users[u]].direct_implementation != nullptr;
-    }
-    if (only_direct_users) kernel.result_slot = info.num_result_slots++;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
@@ -284,13 +266,14 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
       KernelInfo& kernel = info->kernels[k];
       kernel.async_implementation = kernel_entry->async_implementation;
       kernel.sync_implementation = kernel_entry->sync_implementation;
-      if (!sync && kernel.num_results() == 1 &&
+      const DirectKernel& direct = kernel_entry->direct;
+      if (!sync && direct && kernel.num_results() == 1 &&
+          kernel.num_arguments() == direct.num_operands &&
           kernel.num_arguments() <= kMaxDirectArguments) {
-        kernel.direct_implementation = kernel_entry->direct_implementation;
+        kernel.direct = &direct;
       }
     }
   }
-  AssignResultSlots(*info);
   return info;
 }
 

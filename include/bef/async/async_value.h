@@ -159,6 +159,12 @@ class AsyncValue {
     return const_cast<AsyncValue*>(this)->get<T>();
   }
 
+  // The address of the payload of a concrete value whose payload type is
+  // aligned to at most alignof(AsyncValue) (the scalars direct kernels
+  // read), through forwarding: the payload sits right after the header.
+  // REQUIRES: IsConcrete().
+  [[gnu::always_inline]] void* ScalarPayload() const;
+
   // REQUIRES: IsError().
   const absl::Status& GetError() const { return GetErrorInfo().status; }
   const ErrorInfo& GetErrorInfo() const;
@@ -218,6 +224,9 @@ class AsyncValue {
 template <typename T>
 class ConcreteAsyncValue : public AsyncValue {
   static_assert(alignof(T) <= 16, "AsyncValue payloads are at most 16-aligned");
+  // ScalarPayload: no tail padding in the header for a payload to move into.
+  static_assert(sizeof(AsyncValue) % alignof(AsyncValue) == 0 &&
+                sizeof(AsyncValue) == 24);
 
  public:
   struct UnconstructedTag {};
@@ -311,6 +320,12 @@ inline uint16_t AsyncValue::type_id() const {
   if (!indirect_) return type_id_;
   const AsyncValue* target = static_cast<const IndirectAsyncValue*>(this)->forwarded();
   return target ? target->type_id() : type_id_;
+}
+
+[[gnu::always_inline]] inline void* AsyncValue::ScalarPayload() const {
+  const AsyncValue* value = this;
+  while (value->indirect_) value = static_cast<const IndirectAsyncValue*>(value)->forwarded();
+  return const_cast<char*>(reinterpret_cast<const char*>(value)) + sizeof(AsyncValue);
 }
 
 template <typename T>

@@ -26,23 +26,38 @@ using AsyncKernelImplementation = void (*)(AsyncKernelFrame* frame);
 using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
 
 // The executor's fast entry point of a kernel that only reads typed
-// operands and scalar attributes and returns one scalar that cannot fail
-// (tfrt.add.i32, tfrt.constant.i32, ...): no frame, no result slot, and no
-// allocation when the executor passes `storage`. BEF_KERNEL derives it from
+// scalar operands and scalar attributes and returns one scalar that cannot
+// fail (tfrt.add.i32, tfrt.constant.i32, ...). BEF_KERNEL derives it from
 // the kernel's C++ signature; the kernel function is the same.
 //
-// Called only when every operand is available and not an error. Returns the
-// result: built in `storage` (kDirectResultStorageSize bytes, 16-aligned;
-// the value is then not reference counted and lives as long as the storage)
-// or, when `storage` is null, a new value holding one reference. Returns
-// null without side effects when an operand is of another type than the
-// kernel reads; the executor then runs the frame-based implementation,
-// which reports the error.
-using DirectKernelImplementation = AsyncValue* (*)(AsyncValue* const* arguments,
-                                                   const uint8_t* attribute_pool,
-                                                   const uint32_t* attribute_offsets,
-                                                   void* storage);
-inline constexpr size_t kDirectResultStorageSize = 32;
+// The executor works on payloads, not values: `run` reads operand i through
+// `operands[i]` (a pointer to the operand's payload, of the type
+// `operand_types` names) and writes the result's payload to `result`
+// (kDirectResultSize bytes, 8-aligned). A result that only direct kernels
+// read is kept unboxed in the executor's register -- no AsyncValue, no
+// allocation, no reference count; `box` makes a value of it when a value
+// is needed. No frame exists, so the kernel must not keep its operands
+// (Argument<T>::value() is null in a direct call).
+//
+// Called only when every operand is available, not an error and of the
+// type `run` reads; otherwise the executor runs the frame-based
+// implementation, which reports the error.
+struct DirectKernel {
+  void (*run)(const void* const* operands, const uint8_t* attribute_pool,
+              const uint32_t* attribute_offsets, void* result) = nullptr;
+  // A new available value (one reference) holding the payload at `result`.
+  AsyncValue* (*box)(const void* result) = nullptr;
+  // Writes the AsyncValue type id of each operand's payload to
+  // operand_types[0, num_operands) (kAnyOperandType: not read) and returns
+  // the result's. Type ids are assigned at run time, hence a function.
+  uint16_t (*types)(uint16_t* operand_types) = nullptr;
+  uint32_t num_operands = 0;
+
+  explicit operator bool() const { return run != nullptr; }
+};
+// An operand whose payload a direct kernel does not read (a chain).
+inline constexpr uint16_t kAnyOperandType = UINT16_MAX;
+inline constexpr size_t kDirectResultSize = 8;
 // Direct kernels have at most this many operands.
 inline constexpr uint32_t kMaxDirectArguments = 8;
 
@@ -70,13 +85,13 @@ template <typename Implementation>
 struct KernelDefinition {
   Implementation implementation = nullptr;
   KernelSignature signature;
-  // Async kernels only; optional (see DirectKernelImplementation).
-  DirectKernelImplementation direct_implementation = nullptr;
+  // Async kernels only; optional (see DirectKernel).
+  DirectKernel direct;
 };
 
 struct KernelEntry {
   AsyncKernelImplementation async_implementation = nullptr;
-  DirectKernelImplementation direct_implementation = nullptr;
+  DirectKernel direct;  // when the signature is known
   SyncKernelImplementation sync_implementation = nullptr;
   KernelSignature async_signature;
   KernelSignature sync_signature;

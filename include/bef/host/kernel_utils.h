@@ -109,15 +109,19 @@ template <typename T>
 class Argument {
  public:
   explicit Argument(AsyncValue* value) : value_(value) {}
+  // In a direct call (DirectKernel): the payload only, no value.
+  explicit Argument(T* payload) : payload_(payload) {}
+  // The operand (null in a direct call).
   AsyncValue* value() const { return value_; }
-  T& get() const { return value_->get<T>(); }
+  T& get() const { return payload_ != nullptr ? *payload_ : value_->get<T>(); }
   T& operator*() const { return get(); }
   T* operator->() const { return &get(); }
-  // A new reference to the operand.
+  // A new reference to the operand. REQUIRES: not a direct call.
   AsyncValueRef<T> ValueRef() const { return AsyncValueRef<T>(FormRef(value_)); }
 
  private:
-  AsyncValue* value_;
+  AsyncValue* value_ = nullptr;
+  T* payload_ = nullptr;
 };
 
 class RemainingArguments {
@@ -637,36 +641,47 @@ struct ArgumentCheck<Argument<T>> {
   static constexpr std::string_view type_name = BefTypeName<T>::value;
 };
 
-// What the direct entry point supports: typed operands, scalar attributes
-// (verified by the loader like the frame path's), one scalar result that
-// fits the executor's result storage.
+// What the direct entry point (DirectKernel) supports: scalar operands,
+// scalar attributes (verified by the loader like the frame path's), one
+// scalar result that fits kDirectResultSize.
 template <typename P>
 struct DirectParameter {
   static constexpr bool kSupported = false;
-  static bool Matches(AsyncValue* const*, size_t) { return true; }
-  static P Build(AsyncValue* const*, const uint8_t*, const uint32_t*, size_t);
+  static constexpr bool kOperand = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  static P Build(const void* const*, const uint8_t*, const uint32_t*, size_t);
 };
 template <typename T>
 struct DirectParameter<Argument<T>> {
-  static constexpr bool kSupported = true;
-  [[gnu::always_inline]] static bool Matches(AsyncValue* const* arguments, size_t index) {
+  // Payloads are read at AsyncValue::ScalarPayload and copied as
+  // kDirectResultSize bytes.
+  static constexpr bool kSupported =
+      std::is_same_v<T, Chain> ||
+      (std::is_trivially_copyable_v<T> && alignof(T) <= alignof(AsyncValue) &&
+       sizeof(T) <= kDirectResultSize);
+  static constexpr bool kOperand = true;
+  static uint16_t Type() {
     if constexpr (std::is_same_v<T, Chain>) {
-      return true;
+      return kAnyOperandType;
     } else {
-      return arguments[index]->IsType<T>();
+      return AsyncValueTypeId<T>();
     }
   }
-  [[gnu::always_inline]] static Argument<T> Build(AsyncValue* const* arguments, const uint8_t*,
-                           const uint32_t*, size_t index) {
-    return Argument<T>(arguments[index]);
+  [[gnu::always_inline]] static Argument<T> Build(const void* const* operands,
+                                                  const uint8_t*, const uint32_t*,
+                                                  size_t index) {
+    return Argument<T>(static_cast<T*>(const_cast<void*>(operands[index])));
   }
 };
 template <typename T>
 struct DirectParameter<Attribute<T>> {
   static constexpr bool kSupported = true;
-  [[gnu::always_inline]] static bool Matches(AsyncValue* const*, size_t) { return true; }
-  [[gnu::always_inline]] static Attribute<T> Build(AsyncValue* const*, const uint8_t* attribute_pool,
-                            const uint32_t* attribute_offsets, size_t index) {
+  static constexpr bool kOperand = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  [[gnu::always_inline]] static Attribute<T> Build(const void* const*,
+                                                   const uint8_t* attribute_pool,
+                                                   const uint32_t* attribute_offsets,
+                                                   size_t index) {
     return Attribute<T>(attribute_pool + attribute_offsets[index]);
   }
 };
@@ -677,8 +692,7 @@ struct DirectResult {
 template <typename R>
 struct DirectResult<R, std::enable_if_t<std::is_arithmetic_v<R>>> {
   static constexpr bool kSupported =
-      sizeof(ConcreteAsyncValue<R>) <= kDirectResultStorageSize &&
-      alignof(ConcreteAsyncValue<R>) <= 16;
+      sizeof(R) <= kDirectResultSize && alignof(R) <= alignof(AsyncValue);
 };
 
 template <typename F, F function>
@@ -753,38 +767,45 @@ struct KernelImpl<Return (*)(Params...), function> {
     return signature;
   }
 
-  // ---- The direct entry point (DirectKernelImplementation), for kernels
-  // whose parameters are all Argument<T> / Attribute<T> and that return a
-  // scalar.
+  // ---- The direct entry point (DirectKernel), for kernels whose
+  // parameters are all Argument<T> / Attribute<T> and that return a scalar.
   static constexpr bool kDirect =
       (DirectParameter<Params>::kSupported && ...) && DirectResult<Return>::kSupported;
 
-  static AsyncValue* InvokeDirect(AsyncValue* const* arguments,
-                                  const uint8_t* attribute_pool,
-                                  const uint32_t* attribute_offsets, void* storage) {
-    return InvokeDirectImpl(arguments, attribute_pool, attribute_offsets, storage,
-                            std::index_sequence_for<Params...>());
+  static void RunDirect(const void* const* operands, const uint8_t* attribute_pool,
+                        const uint32_t* attribute_offsets, void* result) {
+    RunDirectImpl(operands, attribute_pool, attribute_offsets, result,
+                  std::index_sequence_for<Params...>());
   }
   template <size_t... I>
-  [[gnu::always_inline]] static AsyncValue* InvokeDirectImpl(AsyncValue* const* arguments,
-                                      const uint8_t* attribute_pool,
-                                      const uint32_t* attribute_offsets, void* storage,
-                                      std::index_sequence<I...>) {
-    if (!(DirectParameter<Params>::Matches(arguments, kIndices[I]) && ...)) [[unlikely]] {
-      return nullptr;
-    }
-    Return value = function(DirectParameter<Params>::Build(
-        arguments, attribute_pool, attribute_offsets, kIndices[I])...);
+  [[gnu::always_inline]] static void RunDirectImpl(const void* const* operands,
+                                                   const uint8_t* attribute_pool,
+                                                   const uint32_t* attribute_offsets,
+                                                   void* result, std::index_sequence<I...>) {
+    ::new (result) Return(function(DirectParameter<Params>::Build(
+        operands, attribute_pool, attribute_offsets, kIndices[I])...));
+  }
+  static AsyncValue* BoxDirect(const void* result) {
     using Value = ConcreteAsyncValue<Return>;
-    if (storage != nullptr) {
-      return Value::MakeStatic(::new (storage) Value(typename Value::ConcreteTag(), value));
-    }
-    return new Value(typename Value::ConcreteTag(), value);
+    return new Value(typename Value::ConcreteTag(), *static_cast<const Return*>(result));
+  }
+  static uint16_t DirectTypes(uint16_t* operand_types) {
+    size_t operand = 0;
+    ((DirectParameter<Params>::kOperand
+          ? void(operand_types[operand++] = DirectParameter<Params>::Type())
+          : void()),
+     ...);
+    return AsyncValueTypeId<Return>();
   }
 
   static KernelDefinition<AsyncKernelImplementation> Definition() {
     if constexpr (kDirect) {
-      return {&Invoke, Signature(), &InvokeDirect};
+      DirectKernel direct;
+      direct.run = &RunDirect;
+      direct.box = &BoxDirect;
+      direct.types = &DirectTypes;
+      direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
+      return {&Invoke, Signature(), direct};
     } else {
       return {&Invoke, Signature()};
     }

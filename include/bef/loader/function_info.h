@@ -28,15 +28,9 @@ struct KernelInfo {
   // the pseudo kernel).
   AsyncKernelImplementation async_implementation = nullptr;
   SyncKernelImplementation sync_implementation = nullptr;
-  // The direct entry point, set when the kernel has one and its record fits
-  // it (one result, at most kMaxDirectArguments operands).
-  DirectKernelImplementation direct_implementation = nullptr;
-  // For a direct kernel whose result only direct kernels read (and that is
-  // not returned): the index of the invocation's result storage block its
-  // value is built in, so it needs no allocation or reference counting.
-  // kNoResultSlot otherwise.
-  static constexpr uint32_t kNoResultSlot = UINT32_MAX;
-  uint32_t result_slot = kNoResultSlot;
+  // The direct entry point (in the registry), set when the kernel has one
+  // and its record fits it (one result, the kernel's operands).
+  const DirectKernel* direct = nullptr;
 
   uint32_t code() const { return record[0]; }
   uint32_t location() const { return record[1]; }
@@ -77,9 +71,6 @@ struct FunctionInfo {
   // Per kernel: max(1, #operands).
   std::vector<uint32_t> initial_ready_counts;
   std::vector<uint32_t> result_registers;
-  // Result storage blocks (kDirectResultStorageSize bytes each) an
-  // invocation provides for KernelInfo::result_slot.
-  uint32_t num_result_slots = 0;
 };
 
 }  // namespace bef

@@ -1,0 +1,83 @@
+#include "lib/executor/execution_plan.h"
+
+namespace bef {
+
+ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
+  const size_t num_kernels = function.kernels.size();
+  schedule.resize(num_kernels);
+  direct.resize(num_kernels);
+  std::vector<uint16_t> result_types(num_kernels, kAnyOperandType);
+  for (size_t k = 0; k < num_kernels; ++k) {
+    const KernelInfo& kernel = function.kernels[k];
+    schedule[k] = {function.initial_ready_counts[k], kernel.stream};
+    if (kernel.direct == nullptr) continue;
+    DirectStep& step = direct[k];
+    uint16_t operand_types[kMaxDirectArguments];
+    result_types[k] = kernel.direct->types(operand_types);
+    step.run = kernel.direct->run;
+    step.box = kernel.direct->box;
+    step.attribute_offsets = kernel.attributes().data();
+    step.users = kernel.used_by();
+    step.num_users = kernel.used_by_counts()[0];
+    step.result_register = kernel.results()[0];
+    step.first_operand = static_cast<uint32_t>(operands.size());
+    step.num_operands = static_cast<uint16_t>(kernel.num_arguments());
+    for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
+      operands.push_back({kernel.arguments()[i], operand_types[i]});
+    }
+  }
+
+  std::vector<bool> returned(function.num_registers, false);
+  for (uint32_t reg : function.result_registers) returned[reg] = true;
+  for (size_t k = 1; k < num_kernels; ++k) {
+    DirectStep& step = direct[k];
+    if (step.run == nullptr || returned[step.result_register]) continue;
+    bool unboxed = true;
+    for (uint32_t u = 0; u < step.num_users && unboxed; ++u) {
+      const DirectStep& user = direct[step.users[u]];
+      unboxed = user.run != nullptr;
+      for (uint32_t i = 0; i < user.num_operands && unboxed; ++i) {
+        const DirectOperand& operand = operands[user.first_operand + i];
+        unboxed = operand.reg != step.result_register || operand.type == kAnyOperandType ||
+                  operand.type == result_types[k];
+      }
+    }
+    step.unboxed_result = unboxed;
+  }
+  PlanStraightLine(result_types);
+}
+
+void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) {
+  const FunctionInfo& function = *info;
+  // The kernel defining each register (0: an argument).
+  constexpr uint32_t kUndefined = UINT32_MAX;
+  std::vector<uint32_t> producers(function.num_registers, kUndefined);
+  for (uint32_t a = 0; a < function.num_arguments; ++a) producers[a] = 0;
+  argument_types.assign(function.num_arguments, kAnyOperandType);
+  const uint32_t root_stream = function.kernels[0].stream;
+  for (size_t k = 1; k < direct.size(); ++k) {
+    const DirectStep& step = direct[k];
+    if (step.run == nullptr || function.kernels[k].stream != root_stream) return;
+    for (uint32_t i = 0; i < step.num_operands; ++i) {
+      const DirectOperand& operand = operands[step.first_operand + i];
+      uint32_t producer = producers[operand.reg];
+      if (producer == kUndefined) return;  // not defined yet
+      if (operand.type == kAnyOperandType) continue;
+      if (producer == 0) {
+        uint16_t& type = argument_types[operand.reg];
+        if (type != kAnyOperandType && type != operand.type) return;  // read as two types
+        type = operand.type;
+      } else if (result_types[producer] != operand.type) {
+        return;  // the frame reports it
+      }
+    }
+    producers[step.result_register] = static_cast<uint32_t>(k);
+  }
+  for (uint32_t reg : function.result_registers) {
+    if (producers[reg] == kUndefined) return;
+    result_producers.push_back(producers[reg]);
+  }
+  straight_line = true;
+}
+
+}  // namespace bef

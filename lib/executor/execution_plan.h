@@ -1,0 +1,82 @@
+// ExecutionPlan: what the dataflow executor precomputes for an async BEF
+// function on its first execution, so the per-kernel work reads one compact
+// entry instead of decoding the kernel record (private to the executor).
+//
+// - Schedule: per kernel, its initial ready count and stream, the two words
+//   read whenever one of its operands arrives.
+// - DirectStep: per kernel with a DirectKernel (kernel_registry.h), the
+//   entry point, where its attributes, operands and users are, and whether
+//   its result is *unboxed*: kept as a payload in the invocation's register,
+//   never an AsyncValue.
+//
+// - Straight line: a function whose kernels are all direct, on one stream,
+//   each reading only arguments and results of earlier kernels (as the
+//   payload types they are), runs as a
+//   loop over its kernels with every register an unboxed payload -- no
+//   ready counts, no queue, no values but the results (BefFunction::Execute
+//   takes this path when the arguments are available and of the types read,
+//   and the request is not budgeted or traced).
+//
+// A result is unboxed when nothing but direct kernels can see it: it is not
+// returned, every user is a direct kernel, and every user reads it as the
+// payload type the producer writes (so the users need no type check). The
+// executor still copes with an unboxed register holding a value: when the
+// producer has to run through its frame (an error operand, a cancelled,
+// budgeted or traced request), it publishes a value as usual and the users
+// see that; when a user has to run through its frame, it boxes the payload
+// for the call.
+#ifndef BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
+#define BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "bef/host/kernel_registry.h"
+#include "bef/loader/function_info.h"
+
+namespace bef {
+
+struct ExecutionPlan {
+  struct Schedule {
+    uint32_t ready_count;  // max(1, #operands)
+    uint32_t stream;
+  };
+  struct DirectOperand {
+    uint32_t reg;
+    uint16_t type;  // AsyncValue type id the kernel reads, or kAnyOperandType
+  };
+  struct DirectStep {
+    // Null: the kernel runs through its frame.
+    void (*run)(const void* const* operands, const uint8_t* attribute_pool,
+                const uint32_t* attribute_offsets, void* result) = nullptr;
+    AsyncValue* (*box)(const void* result) = nullptr;
+    const uint32_t* attribute_offsets = nullptr;  // in the image
+    const uint32_t* users = nullptr;              // the result's used-by entries
+    uint32_t num_users = 0;
+    uint32_t result_register = 0;
+    uint32_t first_operand = 0;  // into `operands`
+    uint16_t num_operands = 0;
+    bool unboxed_result = false;
+  };
+
+  explicit ExecutionPlan(const FunctionInfo& info);
+
+  const FunctionInfo* info;
+  std::vector<Schedule> schedule;    // per kernel
+  std::vector<DirectStep> direct;    // per kernel
+  std::vector<DirectOperand> operands;
+
+  bool straight_line = false;
+  // Straight line only. Per argument: the payload type kernels read it as
+  // (kAnyOperandType: not read as a payload).
+  std::vector<uint16_t> argument_types;
+  // Per function result: the kernel defining its register (0: an argument).
+  std::vector<uint32_t> result_producers;
+
+ private:
+  void PlanStraightLine(const std::vector<uint16_t>& result_types);
+};
+
+}  // namespace bef
+
+#endif  // BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
