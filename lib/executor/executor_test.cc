@@ -41,7 +41,14 @@ RCReference<AsyncValue> ThreadAddOne(Argument<int32_t> x) {
 RCReference<AsyncValue> Forward(Argument<int32_t> x) {
   return x.ValueRef().ReleaseRCRef();
 }
+// A direct kernel that cancels `request_to_cancel` (set by the test).
+RequestContext* request_to_cancel = nullptr;
+int32_t CancelAndAddOne(Argument<int32_t> x) {
+  request_to_cancel->Cancel();
+  return *x + 1;
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.cancel_and_add_one", BEF_KERNEL(CancelAndAddOne));
   registry->AddKernel("test.forward", BEF_KERNEL(Forward));
   registry->AddKernel("test.counted_add_one", BEF_KERNEL(CountedAddOne));
   registry->AddKernel("test.thread_add_one", BEF_KERNEL(ThreadAddOne));
@@ -375,6 +382,69 @@ TEST_P(ExecutorTest, DirectKernelWithAnOperandOfAnotherTypeReportsIt) {
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "operand 1 is not a value of type i32");
   EXPECT_THAT(diagnostics_, ElementsAre("operand 1 is not a value of type i32"));
+}
+
+// Straight line (execution_plan.h): a function of direct kernels runs as a
+// loop over them. It looks at the request's cancellation every 64 kernels;
+// the results of kernels not run then are the cancellation's error, those of
+// kernels already run are values, as on the dataflow path.
+TEST_P(ExecutorTest, StraightLineNoticesCancellationOnTheWay) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t early = Add(f, 0, one);  // kernel 2
+  uint32_t value = early;
+  for (int i = 0; i < 10; ++i) value = Add(f, value, one);
+  uint32_t cancelling = f.AddKernel("test.cancel_and_add_one").AddArgument(value)
+                            .AddResult("i32");  // kernel 13
+  value = cancelling;
+  for (int i = 0; i < 200; ++i) value = Add(f, value, one);
+  f.Return({early, cancelling, value, 0});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  EXPECT_TRUE(ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("f")->index))
+                  .straight_line);
+
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+  request_to_cancel = request.get();
+  AsyncValueRef<int32_t> ten = MakeAvailableAsyncValueRef<int32_t>(10);
+  auto results = Run(*program, "f", {ten.GetAsyncValue()}, request);
+  request_to_cancel = nullptr;
+  EXPECT_EQ(I32(results[0]), 11);
+  EXPECT_EQ(I32(results[1]), 22);
+  ASSERT_TRUE(results[2]->IsError());
+  EXPECT_EQ(results[2]->GetError().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(results[3].get(), ten.GetAsyncValue());  // an argument returned
+  EXPECT_TRUE(diagnostics_.empty());
+}
+
+// A straight-line function whose argument is not available yet (or not of
+// the type read) runs on the dataflow path: same results.
+TEST_P(ExecutorTest, StraightLineFunctionWithAPendingArgument) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t value = 0;
+  for (int i = 0; i < 100; ++i) value = Add(f, value, Constant(f, 2));
+  f.Return({value});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
+  const Function* function = program->GetFunction("f");
+  ExecutionContext context(RequestContext::Create(host_.get(), &resources_));
+  std::vector<RCReference<AsyncValue>> results(1);
+  AsyncValue* arguments[] = {pending.GetAsyncValue()};
+  function->Execute(context, arguments, results);
+  EXPECT_FALSE(results[0]->IsAvailable());
+  pending.emplace(1);
+  host_->Await(results);
+  EXPECT_EQ(I32(results[0]), 201);
+  // Available now: the straight-line path, same result.
+  EXPECT_EQ(I32(Run(*program, "f", {pending.GetAsyncValue()})[0]), 201);
+  // An argument of another type: the frame of its first reader reports it.
+  AsyncValueRef<int64_t> wide = MakeAvailableAsyncValueRef<int64_t>(1);
+  auto wrong = Run(*program, "f", {wide.GetAsyncValue()});
+  ASSERT_TRUE(wrong[0]->IsError());
+  EXPECT_EQ(wrong[0]->GetError().message(), "operand 0 is not a value of type i32");
 }
 
 INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:2"));
