@@ -74,6 +74,8 @@ class RepeatLoop {
       : context_(context),
         body_(body),
         values_(std::move(values)),
+        arguments_(values_.size()),
+        next_(values_.size()),
         remaining_(remaining),
         results_(std::move(results)) {}
 
@@ -101,14 +103,13 @@ class RepeatLoop {
   }
 
  private:
-  // The argument and output vectors are reused across iterations.
+  // The argument and output vectors are reused across iterations (next_
+  // is all null between them).
   void Iterate() {
-    arguments_.clear();
-    for (auto& value : values_) arguments_.push_back(value.get());
-    next_.resize(values_.size());
+    const size_t size = values_.size();
+    for (size_t i = 0; i < size; ++i) arguments_[i] = values_[i].get();
     body_->Execute(context_, arguments_, next_);
-    values_.swap(next_);
-    for (auto& value : next_) value.reset();
+    for (size_t i = 0; i < size; ++i) values_[i] = std::move(next_[i]);
     --remaining_;
   }
 

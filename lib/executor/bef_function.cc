@@ -677,17 +677,15 @@ constexpr size_t kCancellationInterval = 64;
 
 // Runs a straight-line function; false, with nothing done, when the
 // dataflow executor must run it: an argument is not available or not of the
-// type its kernels read, or the request is cancelled, budgeted or traced.
+// type its kernels read, the request is cancelled or traced, or its kernel
+// budget would run out on the way.
 // A cancellation noticed on the way makes the results of the kernels not
 // run yet the cancellation's error, as the dataflow executor does.
 bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                      const ExecutionContext& context, std::span<AsyncValue* const> arguments,
                      std::span<RCReference<AsyncValue>> results) {
   RequestContext* request = context.request_context();
-  if (request->has_kernel_budget() || request->GetCancelAsyncValue() != nullptr ||
-      IsTracing()) {
-    return false;
-  }
+  if (request->GetCancelAsyncValue() != nullptr || IsTracing()) return false;
   const FunctionInfo& info = *plan.info;
   if (arguments.size() != info.num_arguments) return false;
   for (uint32_t a = 0; a < info.num_arguments; ++a) {
@@ -696,6 +694,12 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
         (!arguments[a]->IsConcrete() || arguments[a]->type_id() != type)) {
       return false;
     }
+  }
+  // A budget is charged for every kernel up front, unless the run could
+  // exhaust it (the dataflow path then stops at the exact kernel).
+  if (request->has_kernel_budget() &&
+      !request->TryConsumeKernelBudget(static_cast<int64_t>(plan.direct.size()) - 1)) {
+    return false;
   }
   constexpr size_t kInlineRegisters = 32;
   PayloadRegister inline_registers[kInlineRegisters];

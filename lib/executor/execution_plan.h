@@ -15,7 +15,8 @@
 //   loop over its kernels with every register an unboxed payload -- no
 //   ready counts, no queue, no values but the results (BefFunction::Execute
 //   takes this path when the arguments are available and of the types read,
-//   and the request is not budgeted or traced).
+//   the request is not traced, and its kernel budget, if any, outlasts the
+//   function).
 //
 // A result is unboxed when nothing but direct kernels can see it: it is not
 // returned, every user is a direct kernel, and every user reads it as the

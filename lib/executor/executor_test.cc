@@ -419,6 +419,27 @@ TEST_P(ExecutorTest, StraightLineNoticesCancellationOnTheWay) {
   EXPECT_TRUE(diagnostics_.empty());
 }
 
+// A kernel budget is charged for a whole straight-line run up front, and
+// the run that would exhaust it goes through the dataflow path, which stops
+// at the exact kernel: the same outcome as counting kernel by kernel.
+TEST_P(ExecutorTest, StraightLineChargesTheKernelBudget) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t value = one;
+  for (int i = 0; i < 100; ++i) value = Add(f, value, one);  // 101 kernels
+  f.Return({value});
+  auto program = Load(writer);
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+  request->SetKernelBudget(250);
+  EXPECT_EQ(I32(Run(*program, "f", {}, request)[0]), 101);  // 149 left
+  EXPECT_EQ(I32(Run(*program, "f", {}, request)[0]), 101);  // 48 left
+  auto results = Run(*program, "f", {}, request);
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_FALSE(request->TryConsumeKernelBudget(0));  // exhausted
+}
+
 // A straight-line function whose argument is not available yet (or not of
 // the type read) runs on the dataflow path: same results.
 TEST_P(ExecutorTest, StraightLineFunctionWithAPendingArgument) {

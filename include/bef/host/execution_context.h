@@ -103,6 +103,19 @@ class RequestContext {
       ExhaustKernelBudget();
     }
   }
+  // Counts `kernels` kernels against the budget at once if that leaves some
+  // (as many ConsumeKernelBudget calls would, none exhausting it); false,
+  // counting nothing, otherwise. REQUIRES: has_kernel_budget().
+  bool TryConsumeKernelBudget(int64_t kernels) {
+    int64_t remaining = kernel_budget_.load(std::memory_order_relaxed);
+    while (remaining > kernels) {
+      if (kernel_budget_.compare_exchange_weak(remaining, remaining - kernels,
+                                               std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   // Per-request data keyed by type.
   template <typename T>
