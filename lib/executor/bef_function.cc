@@ -25,6 +25,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -674,6 +675,71 @@ PayloadRegister* ScratchRegisters(size_t count) {
 
 // How many kernels run between two looks at the request's cancellation.
 constexpr size_t kCancellationInterval = 64;
+// Levels of at least this many kernels are split between the work queue's
+// threads, in chunks of kParallelChunk kernels.
+constexpr uint32_t kParallelChunk = 1024;
+constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
+
+[[gnu::always_inline]] inline void RunDirectStep(const ExecutionPlan& plan, uint32_t kernel,
+                                                 PayloadRegister* registers,
+                                                 const uint8_t* attribute_pool) {
+  const ExecutionPlan::DirectStep& step = plan.direct[kernel];
+  const ExecutionPlan::DirectOperand* operands = plan.operands.data() + step.first_operand;
+  const void* payloads[kMaxDirectArguments];
+  for (uint32_t i = 0; i < step.num_operands; ++i) {
+    payloads[i] = registers[operands[i].reg].bytes;
+  }
+  step.run(payloads, attribute_pool, step.attribute_offsets,
+           registers[step.result_register].bytes);
+}
+
+// One wide level run by several threads: each claims chunks of the level
+// until none is left. A helper task that starts after the level is done
+// claims nothing and touches nothing but this object (which it co-owns).
+struct ParallelLevel {
+  const ExecutionPlan* plan;
+  PayloadRegister* registers;
+  const uint8_t* attribute_pool;
+  uint32_t begin;  // into plan->order
+  uint32_t end;
+  uint32_t num_chunks;
+  std::atomic<uint32_t> next_chunk{0};
+  std::atomic<uint32_t> done_chunks{0};
+
+  void RunChunks() {
+    uint32_t chunk;
+    while ((chunk = next_chunk.fetch_add(1, std::memory_order_relaxed)) < num_chunks) {
+      uint32_t first = begin + chunk * kParallelChunk;
+      uint32_t last = std::min(end, first + kParallelChunk);
+      for (uint32_t at = first; at < last; ++at) {
+        RunDirectStep(*plan, plan->order[at], registers, attribute_pool);
+      }
+      // Publishes the chunk's registers to whoever waits for the level.
+      done_chunks.fetch_add(1, std::memory_order_release);
+    }
+  }
+};
+
+// Runs order[begin, end) on this thread and the work queue's others.
+void RunLevelInParallel(const ExecutionPlan& plan, PayloadRegister* registers,
+                        const uint8_t* attribute_pool, uint32_t begin, uint32_t end,
+                        HostContext* host) {
+  auto level = std::make_shared<ParallelLevel>();
+  level->plan = &plan;
+  level->registers = registers;
+  level->attribute_pool = attribute_pool;
+  level->begin = begin;
+  level->end = end;
+  level->num_chunks = (end - begin + kParallelChunk - 1) / kParallelChunk;
+  for (int helper = 1; helper < host->GetNumWorkerThreads(); ++helper) {
+    host->EnqueueWork([level] { level->RunChunks(); });
+  }
+  level->RunChunks();
+  // Chunks other threads claimed are running: wait for them (briefly).
+  while (level->done_chunks.load(std::memory_order_acquire) < level->num_chunks) {
+    std::this_thread::yield();
+  }
+}
 
 // Runs a straight-line function; false, with nothing done, when the
 // dataflow executor must run it: an argument is not available or not of the
@@ -714,33 +780,54 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     }
   }
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const size_t num_kernels = plan.direct.size();
-  size_t end = num_kernels;  // the first kernel not run
-  for (size_t k = 1; k < num_kernels; ++k) {
-    if (k % kCancellationInterval == 0 && request->GetCancelAsyncValue() != nullptr)
-        [[unlikely]] {
-      end = k;
-      break;
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
+  uint32_t end = num_kernels;  // the position in plan.order of the first kernel not run
+  HostContext* host = context.host();
+  if (plan.widest_level < kParallelLevel || host->GetNumWorkerThreads() < 2) {
+    for (uint32_t at = 0; at < num_kernels; ++at) {
+      if (at % kCancellationInterval == kCancellationInterval - 1 &&
+          request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
+        end = at;
+        break;
+      }
+      RunDirectStep(plan, plan.order[at], registers, attribute_pool);
     }
-    const ExecutionPlan::DirectStep& step = plan.direct[k];
-    const ExecutionPlan::DirectOperand* operands = plan.operands.data() + step.first_operand;
-    const void* payloads[kMaxDirectArguments];
-    for (uint32_t i = 0; i < step.num_operands; ++i) {
-      payloads[i] = registers[operands[i].reg].bytes;
+  } else {
+    // Level by level; a wide level is split between threads and looks at
+    // the cancellation only before it starts.
+    for (size_t level = 0; level + 1 < plan.level_begin.size() && end == num_kernels;
+         ++level) {
+      uint32_t begin = plan.level_begin[level];
+      uint32_t stop = plan.level_begin[level + 1];
+      if (stop - begin >= kParallelLevel) {
+        if (request->GetCancelAsyncValue() != nullptr) {
+          end = begin;
+          break;
+        }
+        RunLevelInParallel(plan, registers, attribute_pool, begin, stop, host);
+        continue;
+      }
+      for (uint32_t at = begin; at < stop; ++at) {
+        if (at % kCancellationInterval == kCancellationInterval - 1 &&
+            request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
+          end = at;
+          break;
+        }
+        RunDirectStep(plan, plan.order[at], registers, attribute_pool);
+      }
     }
-    step.run(payloads, attribute_pool, step.attribute_offsets,
-             registers[step.result_register].bytes);
   }
   for (size_t i = 0; i < results.size(); ++i) {
     uint32_t reg = info.result_registers[i];
     uint32_t producer = plan.result_producers[i];
+    uint32_t position = plan.result_positions[i];
     size_t same = 0;  // a register returned twice is one value
     while (same < i && info.result_registers[same] != reg) ++same;
     if (same < i) {
       results[i] = results[same];
     } else if (producer == 0) {
       results[i] = FormRef(arguments[reg]);
-    } else if (producer >= end) {
+    } else if (position >= end) {
       results[i] = FormRef(request->GetCancelAsyncValue());
     } else {
       results[i] = TakeRef(plan.direct[producer].box(registers[reg].bytes));

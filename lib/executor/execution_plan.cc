@@ -1,5 +1,7 @@
 #include "lib/executor/execution_plan.h"
 
+#include <algorithm>
+
 namespace bef {
 
 ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
@@ -75,9 +77,45 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   }
   for (uint32_t reg : function.result_registers) {
     if (producers[reg] == kUndefined) return;
-    result_producers.push_back(producers[reg]);
   }
   straight_line = true;
+
+  // Levels, then a counting sort of the kernels by level.
+  std::vector<uint32_t> levels(direct.size(), 0);
+  uint32_t deepest = 0;
+  for (size_t k = 1; k < direct.size(); ++k) {
+    const DirectStep& step = direct[k];
+    uint32_t level = 1;
+    for (uint32_t i = 0; i < step.num_operands; ++i) {
+      level = std::max(level, levels[producers[operands[step.first_operand + i].reg]] + 1);
+    }
+    levels[k] = level;
+    deepest = std::max(deepest, level);
+  }
+  level_begin.assign(deepest + 1, 0);  // kernels of level l start at [l - 1]
+  for (size_t k = 1; k < direct.size(); ++k) ++level_begin[levels[k]];
+  uint32_t position = 0;
+  for (uint32_t& begin : level_begin) {
+    uint32_t count = begin;
+    begin = position;
+    position += count;
+    widest_level = std::max(widest_level, count);
+  }
+  // level_begin[0] counted the (no) level-0 kernels: drop it.
+  level_begin.erase(level_begin.begin());
+  level_begin.push_back(position);
+  order.resize(position);
+  std::vector<uint32_t> positions(direct.size(), 0);
+  std::vector<uint32_t> next(level_begin.begin(), level_begin.end() - 1);
+  for (size_t k = 1; k < direct.size(); ++k) {
+    uint32_t at = next[levels[k] - 1]++;
+    order[at] = static_cast<uint32_t>(k);
+    positions[k] = at;
+  }
+  for (uint32_t reg : function.result_registers) {
+    result_producers.push_back(producers[reg]);
+    result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);
+  }
 }
 
 }  // namespace bef

@@ -71,8 +71,18 @@ struct ExecutionPlan {
   // Straight line only. Per argument: the payload type kernels read it as
   // (kAnyOperandType: not read as a payload).
   std::vector<uint16_t> argument_types;
-  // Per function result: the kernel defining its register (0: an argument).
+  // Per function result: the kernel defining its register (0: an argument)
+  // and that kernel's position in `order`.
   std::vector<uint32_t> result_producers;
+  std::vector<uint32_t> result_positions;
+  // The kernels by dataflow level (a kernel's level is one more than the
+  // deepest of its operands' producers; arguments are level 0), in function
+  // order within a level: kernels of one level are independent, so a wide
+  // level can be split between threads. Level l is
+  // order[level_begin[l], level_begin[l + 1]).
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> level_begin;
+  uint32_t widest_level = 0;  // kernels in the largest level
 
  private:
   void PlanStraightLine(const std::vector<uint16_t>& result_types);

@@ -419,6 +419,36 @@ TEST_P(ExecutorTest, StraightLineNoticesCancellationOnTheWay) {
   EXPECT_TRUE(diagnostics_.empty());
 }
 
+// Kernels of one dataflow level are independent: a wide level (at least
+// 4096 kernels) is split between the work queue's threads (on mstd:2; on s
+// the same plan runs on one thread).
+TEST_P(ExecutorTest, StraightLineSplitsWideLevelsBetweenThreads) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  std::vector<uint32_t> level;
+  for (int i = 0; i < 10000; ++i) level.push_back(Add(f, 0, one));
+  while (level.size() > 1) {
+    std::vector<uint32_t> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(Add(f, level[i], level[i + 1]));
+    if (level.size() % 2) next.push_back(level.back());
+    level = std::move(next);
+  }
+  f.Return({level[0]});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  ASSERT_TRUE(plan.straight_line);
+  EXPECT_EQ(plan.widest_level, 10000u);
+  EXPECT_EQ(plan.level_begin[0], 0u);  // the constant
+  EXPECT_EQ(plan.level_begin[1], 1u);  // the 10,000 adds of the argument
+  EXPECT_EQ(plan.level_begin[2], 10001u);
+  for (int32_t x = 0; x < 20; ++x) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    EXPECT_EQ(I32(Run(*program, "f", {argument.GetAsyncValue()})[0]), 10000 * (x + 1));
+  }
+}
+
 // A kernel budget is charged for a whole straight-line run up front, and
 // the run that would exhaust it goes through the dataflow path, which stops
 // at the exact kernel: the same outcome as counting kernel by kernel.
