@@ -395,6 +395,8 @@ TEST(BefFileTest, InconsistentDataflowIsRejected) {
   // args 0 1, result 2, used-by [4] ...
   for (const Mutation& m : std::vector<Mutation>{
            {7, 3, "used-by lists do not match"},   // reads register 3
+           {10, 3, "used-by lists do not match"},  // lists another later kernel
+           {8, 0, "used-by lists do not match"},   // reads register 0 twice
            {7, 99, "argument register 99"},         // out of range
            {9, 0, "produced twice"},                // result = argument 0
            {6, 5, "is not a later kernel"},         // more used-by entries

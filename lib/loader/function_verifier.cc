@@ -29,6 +29,35 @@ std::string SyncSummary(std::string_view detail) {
 
 bool IsChainType(std::string_view type) { return type == "!tfrt.chain"; }
 
+// Whether two lists of (register, user kernel) pairs, registers below
+// `num_registers`, are the same multiset. `operand_uses` lists the users of
+// each register in ascending order (it is built kernel by kernel). Linear
+// but for used-by lists not in kernel order: a counting sort by register,
+// then one comparison per register.
+bool SameUses(const std::vector<std::pair<uint32_t, uint32_t>>& operand_uses,
+              const std::vector<std::pair<uint32_t, uint32_t>>& listed_uses,
+              uint32_t num_registers) {
+  if (operand_uses.size() != listed_uses.size()) return false;
+  std::vector<uint32_t> start(num_registers + 1, 0);
+  for (const auto& [reg, user] : operand_uses) ++start[reg + 1];
+  for (uint32_t reg = 0; reg < num_registers; ++reg) start[reg + 1] += start[reg];
+  std::vector<uint32_t> operand_users(operand_uses.size()), listed_users(listed_uses.size());
+  std::vector<uint32_t> next(start.begin(), start.end() - 1);
+  for (const auto& [reg, user] : operand_uses) operand_users[next[reg]++] = user;
+  std::vector<uint32_t> filled(start.begin(), start.end() - 1);
+  for (const auto& [reg, user] : listed_uses) {
+    if (filled[reg] == start[reg + 1]) return false;  // more uses listed than read
+    listed_users[filled[reg]++] = user;
+  }
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    auto begin = listed_users.begin() + start[reg];
+    auto end = listed_users.begin() + start[reg + 1];
+    if (!std::is_sorted(begin, end)) std::sort(begin, end);
+    if (!std::equal(begin, end, operand_users.begin() + start[reg])) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
@@ -239,9 +268,7 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
   auto error = [&](std::string_view what) {
     return reader.ErrorAt(list_start, what);
   };
-  std::sort(operand_uses.begin(), operand_uses.end());
-  std::sort(listed_uses.begin(), listed_uses.end());
-  if (operand_uses != listed_uses) {
+  if (!SameUses(operand_uses, listed_uses, special_register + 1)) {
     return error("used-by lists do not match the kernels' operands");
   }
   for (uint32_t reg : info->result_registers) {
