@@ -57,6 +57,7 @@ echo "| whole process, empty program, mstd:2 | ms | 31 | <= 2 | $(startup mstd:2
 if [[ "${BEF_BENCH_QUICK:-0}" != 1 ]]; then
   echo
   "$bin/benchmarks/async_benchmark" --benchmark_min_time=0.2 2>/dev/null
+  "$bin/benchmarks/executor_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/loader_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/tensor_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/tracing_benchmark" --benchmark_min_time=0.2 2>/dev/null
