@@ -554,11 +554,15 @@ bool Invocation::RunDirectKernel(ReadyQueue& queue, uint32_t k,
 
 void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
   const KernelInfo& kernel = info_->kernels[k];
-  const uint32_t* record = kernel.record;
-  const uint32_t num_arguments = record[2];
-  const uint32_t num_results = record[5];
-  const uint32_t* used_by_counts = record + kKernelRecordHeaderWords;
-  const uint32_t* argument_registers = used_by_counts + num_results;
+  // Spans into the record, taken before anything is published (see below).
+  const std::span<const uint32_t> argument_registers = kernel.arguments();
+  const std::span<const uint32_t> attribute_offsets = kernel.attributes();
+  const std::span<const uint32_t> function_indices = kernel.functions();
+  const std::span<const uint32_t> result_registers = kernel.results();
+  const std::span<const uint32_t> used_by_counts = kernel.used_by_counts();
+  const uint32_t* used_by = kernel.used_by();
+  const uint32_t num_arguments = static_cast<uint32_t>(argument_registers.size());
+  const uint32_t num_results = static_cast<uint32_t>(result_registers.size());
 
   // Operand and result arrays live on the stack for the usual sizes.
   constexpr uint32_t kInlineArguments = 16;
@@ -592,15 +596,14 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
 
   if (error == nullptr) [[likely]] {
     KernelBinding binding = *binding_template_;
-    const uint32_t* attribute_offsets = argument_registers + num_arguments;
-    binding.attribute_offsets = attribute_offsets;
-    binding.num_attributes = record[3];
-    binding.function_indices = attribute_offsets + record[3];
-    binding.num_functions = record[4];
+    binding.attribute_offsets = attribute_offsets.data();
+    binding.num_attributes = static_cast<uint32_t>(attribute_offsets.size());
+    binding.function_indices = function_indices.data();
+    binding.num_functions = static_cast<uint32_t>(function_indices.size());
     binding.executor = &kernel;
     AsyncKernelFrame frame(context_, binding, {arguments, num_arguments},
                            {results, num_results},
-                           Location{&program_->file(), record[1]});
+                           Location{&program_->file(), kernel.location()});
     if (IsTracing()) [[unlikely]] {
       RunKernelTraced(kernel, &frame);
     } else {
@@ -627,9 +630,6 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
       arguments[i]->DropRef();
     }
   }
-  const uint32_t* result_registers =
-      argument_registers + num_arguments + record[3] + record[4];
-  const uint32_t* used_by = result_registers + num_results;
   for (uint32_t i = 0; i < num_results; ++i) {
     // Read from the image before publishing: a forwarded function result
     // may let the caller destroy the program.

@@ -303,15 +303,20 @@ class KernelErrorHandler {
 // the frame themselves (control flow, variadic kernels): true when operand
 // `index` exists and holds a T; otherwise reports the error at the kernel's
 // location, fills the results with it and returns false.
+// Reports "operand N is not a value of type T" (also what BEF_KERNEL's
+// typed operands report).
+inline void ReportArgumentTypeError(AsyncKernelFrame* frame, size_t index,
+                                    std::string_view type_name) {
+  frame->ReportError(absl::InvalidArgumentError(
+      absl::StrCat("operand ", index, " is not a value of type ",
+                   absl::string_view(type_name.data(), type_name.size()))));
+}
 template <typename T>
 bool CheckArgumentType(AsyncKernelFrame* frame, size_t index) {
   if (index < frame->GetNumArgs() && frame->GetArgAt(index)->IsType<T>()) [[likely]] {
     return true;
   }
-  constexpr std::string_view name = BefTypeName<T>::value;
-  frame->ReportError(absl::InvalidArgumentError(
-      absl::StrCat("operand ", index, " is not a value of type ",
-                   absl::string_view(name.data(), name.size()))));
+  ReportArgumentTypeError(frame, index, BefTypeName<T>::value);
   return false;
 }
 // The same for operands 0, 1, ... holding T0, T1, ... in turn.
@@ -720,9 +725,7 @@ struct KernelImpl<Return (*)(Params...), function> {
         (expected.empty() && ((index = kIndices[I]), (expected = ArgumentCheck<Params>::type_name),
                               true))),
        ...);
-      frame->ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "operand ", index, " is not a value of type ",
-          absl::string_view(expected.data(), expected.size()))));
+      ReportArgumentTypeError(frame, index, expected);
       return;
     }
     if constexpr (std::is_void_v<Return>) {
