@@ -19,6 +19,7 @@
 // registered on an unavailable value or a stream task is enqueued; from then
 // on both counts use atomic decrements.
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <cstring>
 #include <type_traits>
@@ -693,53 +694,87 @@ constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
            registers[step.result_register].bytes);
 }
 
-// One wide level run by several threads: each claims chunks of the level
-// until none is left. A helper task that starts after the level is done
-// claims nothing and touches nothing but this object (which it co-owns).
-struct ParallelLevel {
+// The wide levels of one straight-line run, shared with helper tasks on the
+// work queue's other threads. The running thread publishes one level at a
+// time in `claim` (level << 32 | next chunk); every thread claims chunks
+// with a compare-and-swap on it, so a chunk is only ever claimed in the
+// level it belongs to, and the running thread moves on only when all of a
+// level's chunks are done. A helper touches the registers only inside a
+// claimed chunk, hence only while the running thread waits for it; between
+// levels it spins (briefly) for the next one instead of going back to sleep,
+// so one wake-up serves the whole run. It co-owns this object.
+struct ParallelRun {
   const ExecutionPlan* plan;
   PayloadRegister* registers;
   const uint8_t* attribute_pool;
-  uint32_t begin;  // into plan->order
-  uint32_t end;
-  uint32_t num_chunks;
-  std::atomic<uint32_t> next_chunk{0};
+  std::atomic<uint64_t> claim{UINT64_MAX};  // no level yet
   std::atomic<uint32_t> done_chunks{0};
+  std::atomic<bool> finished{false};
+  std::atomic<int> idle_helpers{0};  // helpers waiting for a level
 
-  void RunChunks() {
-    uint32_t chunk;
-    while ((chunk = next_chunk.fetch_add(1, std::memory_order_relaxed)) < num_chunks) {
-      uint32_t first = begin + chunk * kParallelChunk;
-      uint32_t last = std::min(end, first + kParallelChunk);
-      for (uint32_t at = first; at < last; ++at) {
-        RunDirectStep(*plan, plan->order[at], registers, attribute_pool);
+  static uint32_t NumChunks(const ExecutionPlan& plan, uint32_t level) {
+    return (plan.level_begin[level + 1] - plan.level_begin[level] + kParallelChunk - 1) /
+           kParallelChunk;
+  }
+  void RunChunk(uint32_t level, uint32_t chunk) {
+    uint32_t first = plan->level_begin[level] + chunk * kParallelChunk;
+    uint32_t last = std::min(plan->level_begin[level + 1], first + kParallelChunk);
+    for (uint32_t at = first; at < last; ++at) {
+      RunDirectStep(*plan, plan->order[at], registers, attribute_pool);
+    }
+    // Publishes the chunk's registers to the running thread.
+    done_chunks.fetch_add(1, std::memory_order_release);
+  }
+  // Claims and runs chunks of the published level until none is left;
+  // false when there was no level to work on.
+  bool ClaimChunks() {
+    bool worked = false;
+    uint64_t current = claim.load(std::memory_order_acquire);
+    while (current != UINT64_MAX) {
+      uint32_t level = static_cast<uint32_t>(current >> 32);
+      uint32_t chunk = static_cast<uint32_t>(current);
+      if (chunk >= NumChunks(*plan, level)) break;
+      if (claim.compare_exchange_weak(current, current + 1, std::memory_order_acq_rel)) {
+        RunChunk(level, chunk);
+        worked = true;
+        current = claim.load(std::memory_order_acquire);
       }
-      // Publishes the chunk's registers to whoever waits for the level.
-      done_chunks.fetch_add(1, std::memory_order_release);
+    }
+    return worked;
+  }
+  // A helper task: works on levels as they come, gives up after a while
+  // without one.
+  void Help() {
+    auto idle_since = std::chrono::steady_clock::now();
+    while (!finished.load(std::memory_order_acquire)) {
+      if (ClaimChunks()) {
+        idle_since = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - idle_since >
+                 std::chrono::microseconds(200)) {
+        break;
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    idle_helpers.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // The running thread: publishes `level`, works on it, waits for the
+  // chunks other threads claimed.
+  void RunLevel(uint32_t level, HostContext* host, std::shared_ptr<ParallelRun> self) {
+    done_chunks.store(0, std::memory_order_relaxed);
+    claim.store(uint64_t{level} << 32, std::memory_order_release);
+    // Helpers that gave up are replaced (as many as the queue has threads).
+    while (idle_helpers.load(std::memory_order_relaxed) < host->GetNumWorkerThreads() - 1) {
+      idle_helpers.fetch_add(1, std::memory_order_relaxed);
+      host->EnqueueWork([self] { self->Help(); });
+    }
+    ClaimChunks();
+    const uint32_t num_chunks = NumChunks(*plan, level);
+    while (done_chunks.load(std::memory_order_acquire) < num_chunks) {
+      std::this_thread::yield();
     }
   }
 };
-
-// Runs order[begin, end) on this thread and the work queue's others.
-void RunLevelInParallel(const ExecutionPlan& plan, PayloadRegister* registers,
-                        const uint8_t* attribute_pool, uint32_t begin, uint32_t end,
-                        HostContext* host) {
-  auto level = std::make_shared<ParallelLevel>();
-  level->plan = &plan;
-  level->registers = registers;
-  level->attribute_pool = attribute_pool;
-  level->begin = begin;
-  level->end = end;
-  level->num_chunks = (end - begin + kParallelChunk - 1) / kParallelChunk;
-  for (int helper = 1; helper < host->GetNumWorkerThreads(); ++helper) {
-    host->EnqueueWork([level] { level->RunChunks(); });
-  }
-  level->RunChunks();
-  // Chunks other threads claimed are running: wait for them (briefly).
-  while (level->done_chunks.load(std::memory_order_acquire) < level->num_chunks) {
-    std::this_thread::yield();
-  }
-}
 
 // Runs a straight-line function; false, with nothing done, when the
 // dataflow executor must run it: an argument is not available or not of the
@@ -795,7 +830,11 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   } else {
     // Level by level; a wide level is split between threads and looks at
     // the cancellation only before it starts.
-    for (size_t level = 0; level + 1 < plan.level_begin.size() && end == num_kernels;
+    auto parallel = std::make_shared<ParallelRun>();
+    parallel->plan = &plan;
+    parallel->registers = registers;
+    parallel->attribute_pool = attribute_pool;
+    for (uint32_t level = 0; level + 1 < plan.level_begin.size() && end == num_kernels;
          ++level) {
       uint32_t begin = plan.level_begin[level];
       uint32_t stop = plan.level_begin[level + 1];
@@ -804,7 +843,7 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
           end = begin;
           break;
         }
-        RunLevelInParallel(plan, registers, attribute_pool, begin, stop, host);
+        parallel->RunLevel(level, host, parallel);
         continue;
       }
       for (uint32_t at = begin; at < stop; ++at) {
@@ -816,6 +855,7 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
         RunDirectStep(plan, plan.order[at], registers, attribute_pool);
       }
     }
+    parallel->finished.store(true, std::memory_order_release);
   }
   for (size_t i = 0; i < results.size(); ++i) {
     uint32_t reg = info.result_registers[i];
