@@ -19,8 +19,8 @@
 // registered on an unavailable value or a stream task is enqueued; from then
 // on both counts use atomic decrements.
 #include <algorithm>
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <type_traits>
 #include <memory>
@@ -525,24 +525,21 @@ bool Invocation::RunDirectKernel(ReadyQueue& queue, uint32_t k,
     payloads[i] = value->ScalarPayload();
   }
 
-  if (step.unboxed_result) {
-    Register& result = registers_[step.result_register];
-    step.run(payloads, attribute_pool_, step.attribute_offsets, result.payload);
-    result.unboxed_producer = k;
-    for (uint32_t i = 0; i < num_operands; ++i) {
-      uint32_t reg = operands[i].reg;
-      if (registers_[reg].unboxed_producer == 0) ReleaseUse(reg);
-    }
-    // Published before the users' ready counts drop (release ordering of
-    // the decrement, once concurrent).
-    for (uint32_t u = 0; u < step.num_users; ++u) DecrementReadyCount(queue, step.users[u]);
-    return true;
-  }
-  alignas(8) unsigned char payload[kDirectResultSize];
+  // An unboxed result is written into its register, any other beside it.
+  alignas(8) unsigned char boxed_payload[kDirectResultSize];
+  Register& result = registers_[step.result_register];
+  unsigned char* payload = step.unboxed_result ? result.payload : boxed_payload;
   step.run(payloads, attribute_pool_, step.attribute_offsets, payload);
   for (uint32_t i = 0; i < num_operands; ++i) {
     uint32_t reg = operands[i].reg;
     if (registers_[reg].unboxed_producer == 0) ReleaseUse(reg);
+  }
+  if (step.unboxed_result) {
+    result.unboxed_producer = k;
+    // Published before the users' ready counts drop (release ordering of
+    // the decrement, once concurrent).
+    for (uint32_t u = 0; u < step.num_users; ++u) DecrementReadyCount(queue, step.users[u]);
+    return true;
   }
   // Read before publishing: a forwarded function result may let the
   // caller destroy the program (and with it the plan).
@@ -703,7 +700,7 @@ constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
 // claimed chunk, hence only while the running thread waits for it; between
 // levels it spins (briefly) for the next one instead of going back to sleep,
 // so one wake-up serves the whole run. It co-owns this object.
-struct ParallelRun {
+struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
   const ExecutionPlan* plan;
   PayloadRegister* registers;
   const uint8_t* attribute_pool;
@@ -760,13 +757,13 @@ struct ParallelRun {
   }
   // The running thread: publishes `level`, works on it, waits for the
   // chunks other threads claimed.
-  void RunLevel(uint32_t level, HostContext* host, std::shared_ptr<ParallelRun> self) {
+  void RunLevel(uint32_t level, HostContext* host) {
     done_chunks.store(0, std::memory_order_relaxed);
     claim.store(uint64_t{level} << 32, std::memory_order_release);
     // Helpers that gave up are replaced (as many as the queue has threads).
     while (idle_helpers.load(std::memory_order_relaxed) < host->GetNumWorkerThreads() - 1) {
       idle_helpers.fetch_add(1, std::memory_order_relaxed);
-      host->EnqueueWork([self] { self->Help(); });
+      host->EnqueueWork([self = shared_from_this()] { self->Help(); });
     }
     ClaimChunks();
     const uint32_t num_chunks = NumChunks(*plan, level);
@@ -817,16 +814,21 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
   const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
   uint32_t end = num_kernels;  // the position in plan.order of the first kernel not run
-  HostContext* host = context.host();
-  if (plan.widest_level < kParallelLevel || host->GetNumWorkerThreads() < 2) {
-    for (uint32_t at = 0; at < num_kernels; ++at) {
+  // Runs order[begin, stop) on this thread, up to a cancellation (which
+  // sets `end`).
+  auto run_in_order = [&](uint32_t begin, uint32_t stop) {
+    for (uint32_t at = begin; at < stop; ++at) {
       if (at % kCancellationInterval == kCancellationInterval - 1 &&
           request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
         end = at;
-        break;
+        return;
       }
       RunDirectStep(plan, plan.order[at], registers, attribute_pool);
     }
+  };
+  HostContext* host = context.host();
+  if (plan.widest_level < kParallelLevel || host->GetNumWorkerThreads() < 2) {
+    run_in_order(0, num_kernels);
   } else {
     // Level by level; a wide level is split between threads and looks at
     // the cancellation only before it starts.
@@ -843,16 +845,9 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
           end = begin;
           break;
         }
-        parallel->RunLevel(level, host, parallel);
-        continue;
-      }
-      for (uint32_t at = begin; at < stop; ++at) {
-        if (at % kCancellationInterval == kCancellationInterval - 1 &&
-            request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
-          end = at;
-          break;
-        }
-        RunDirectStep(plan, plan.order[at], registers, attribute_pool);
+        parallel->RunLevel(level, host);
+      } else {
+        run_in_order(begin, stop);
       }
     }
     parallel->finished.store(true, std::memory_order_release);
@@ -882,14 +877,9 @@ uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index) {
   return Invocation::RemainingUses(executor, index);
 }
 
-const ExecutionPlan* BefFunction::Plan(const ExecutionContext& context) const {
+absl::StatusOr<const ExecutionPlan*> BefFunction::Plan() const {
   absl::StatusOr<const FunctionInfo*> inflated = program_->file().GetFunctionInfo(index_);
-  if (!inflated.ok()) {
-    // A malformed record is found when the function first runs; it is
-    // reported like a load error (at every execution).
-    context.host()->EmitError({std::nullopt, inflated.status()});
-    return nullptr;
-  }
+  if (!inflated.ok()) return inflated.status();
   // Executions racing to be first may each build one; the first stored wins.
   auto plan = std::make_unique<ExecutionPlan>(**inflated);
   const ExecutionPlan* expected = nullptr;
@@ -904,13 +894,16 @@ void BefFunction::Execute(const ExecutionContext& context,
                           std::span<RCReference<AsyncValue>> results) const {
   const ExecutionPlan* plan = plan_.load(std::memory_order_acquire);
   if (plan == nullptr) [[unlikely]] {
-    plan = Plan(context);
-    if (plan == nullptr) {
-      RCReference<AsyncValue> error =
-          MakeErrorAsyncValueRef(program_->file().GetFunctionInfo(index_).status());
+    absl::StatusOr<const ExecutionPlan*> planned = Plan();
+    if (!planned.ok()) {
+      // A malformed record is found when the function first runs; it is
+      // reported like a load error (at every execution).
+      context.host()->EmitError({std::nullopt, planned.status()});
+      RCReference<AsyncValue> error = MakeErrorAsyncValueRef(planned.status());
       for (auto& result : results) result = error;
       return;
     }
+    plan = *planned;
   }
   if (plan->straight_line && RunStraightLine(*program_, *plan, context, arguments, results)) {
     return;

@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include "absl/status/statusor.h"
+
 #include "bef/executor/bef_program.h"
 #include "bef/host/function.h"
 #include "lib/executor/execution_plan.h"
@@ -45,7 +47,7 @@ class BefFunction : public ProgramFunction {
   // The plan of the inflated function (owned), built by the first
   // execution; later executions skip GetFunctionInfo's once-flag and
   // StatusOr too.
-  const ExecutionPlan* Plan(const ExecutionContext& context) const;
+  absl::StatusOr<const ExecutionPlan*> Plan() const;
   mutable std::atomic<const ExecutionPlan*> plan_{nullptr};
 };
 
