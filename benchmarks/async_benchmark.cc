@@ -67,14 +67,14 @@ void BM_TaskRoundTripSingleThreaded(benchmark::State& state) {
 BENCHMARK(BM_TaskRoundTripSingleThreaded);
 
 void BM_TaskRoundTripMultiThreaded(benchmark::State& state) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
   QueueRoundTrip(state, *queue);
 }
 BENCHMARK(BM_TaskRoundTripMultiThreaded)->UseRealTime();
 
 // Throughput: many tasks, then quiesce.
 void BM_TaskThroughputMultiThreaded(benchmark::State& state) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
   std::atomic<int64_t> count{0};
   for (auto _ : state) {
     for (int i = 0; i < 1000; ++i) {
@@ -88,7 +88,7 @@ BENCHMARK(BM_TaskThroughputMultiThreaded)->UseRealTime();
 
 void BM_CreateMultiThreadedQueue(benchmark::State& state) {
   for (auto _ : state) {
-    auto queue = CreateMultiThreadedWorkQueue(2, 256);
+    auto queue = CreateMultiThreadedWorkQueue(2, 256).value();
     benchmark::DoNotOptimize(queue.get());
   }
 }

@@ -502,7 +502,7 @@ INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:
 
 TEST(ConcurrentExecutionTest, TenThousandExecutionsFromFourThreads) {
   HostContext host([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
-                   CreateMultiThreadedWorkQueue(2, 4));
+                   CreateMultiThreadedWorkQueue(2, 4).value());
   RegisterStaticKernels(&host.kernel_registry());
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});

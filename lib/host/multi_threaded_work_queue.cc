@@ -1,5 +1,10 @@
 // The `mstd` work queue: compute tasks on a oneTBB arena, blocking tasks on
-// a pool of threads created on demand.
+// a pool of threads created on demand. The arena is reached through
+// lib/host/tbb_arena.h: linked in, or loaded from libbef_tbb_arena.so.
+#include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -8,32 +13,93 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bef/host/work_queue.h"
-#include "oneapi/tbb/global_control.h"
-#include "oneapi/tbb/task_arena.h"
+#include "lib/host/tbb_arena.h"
+
+// Defined when the binary links //lib/host:tbb_arena; null otherwise.
+extern "C" __attribute__((weak)) const BefTbbArenaApi* BefTbbArenaApiV1();
 
 namespace bef {
 namespace {
+
+constexpr char kPluginName[] = "libbef_tbb_arena.so";
+
+// Where libbef_tbb_arena.so may be, in order: $BEF_TBB_ARENA_LIBRARY; beside
+// the executable (an installed tool); in the executable's Bazel runfiles;
+// in bazel-bin's lib/host beside the executable's package; the dynamic
+// loader's search path.
+std::vector<std::string> PluginCandidates() {
+  std::vector<std::string> candidates;
+  if (const char* path = getenv("BEF_TBB_ARENA_LIBRARY"); path && *path) {
+    candidates.push_back(path);
+    return candidates;
+  }
+  char executable[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+  if (length > 0) {
+    std::string exe(executable, static_cast<size_t>(length));
+    std::string directory = exe.substr(0, exe.rfind('/'));
+    candidates.push_back(absl::StrCat(directory, "/", kPluginName));
+    candidates.push_back(
+        absl::StrCat(exe, ".runfiles/bef_runtime/lib/host/", kPluginName));
+    candidates.push_back(absl::StrCat(directory, "/../lib/host/", kPluginName));
+  }
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    if (const char* runfiles = getenv(variable); runfiles && *runfiles) {
+      candidates.push_back(
+          absl::StrCat(runfiles, "/bef_runtime/lib/host/", kPluginName));
+    }
+  }
+  candidates.push_back(kPluginName);
+  return candidates;
+}
+
+absl::StatusOr<const BefTbbArenaApi*> LoadTbbArena() {
+  if (BefTbbArenaApiV1 != nullptr) return BefTbbArenaApiV1();
+  std::vector<std::string> failures;
+  for (const std::string& candidate : PluginCandidates()) {
+    void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char* error = dlerror();
+      failures.push_back(error ? error : candidate);
+      continue;
+    }
+    using Entry = const BefTbbArenaApi* (*)();
+    if (auto entry = reinterpret_cast<Entry>(dlsym(library, "BefTbbArenaApiV1"))) {
+      return entry();  // The library stays loaded for the process.
+    }
+    failures.push_back(absl::StrCat(candidate, ": no BefTbbArenaApiV1"));
+    dlclose(library);
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the mstd work queue needs oneTBB through ", kPluginName,
+      " (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY "
+      "to its path. Tried: ",
+      absl::StrJoin(failures, "; ")));
+}
+
+// Loaded once per process; a failure is remembered too.
+const absl::StatusOr<const BefTbbArenaApi*>& TbbArena() {
+  static const absl::StatusOr<const BefTbbArenaApi*> api = LoadTbbArena();
+  return api;
+}
 
 class MultiThreadedWorkQueue;
 thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
-  MultiThreadedWorkQueue(int compute_threads, int blocking_threads)
+  // `arena` was created by `tbb` for compute_threads workers; the queue
+  // owns it.
+  MultiThreadedWorkQueue(const BefTbbArenaApi* tbb, void* arena,
+                         int compute_threads, int blocking_threads)
       : compute_threads_(compute_threads),
         blocking_threads_(blocking_threads),
-        // All slots for workers: the host thread never joins the arena.
-        arena_(compute_threads, /*reserved_for_masters=*/0) {
-    // TBB's market allows max_concurrency() - 1 worker threads by default
-    // (one slot is the application thread's); this arena wants N workers.
-    int default_workers = tbb::this_task_arena::max_concurrency() - 1;
-    if (compute_threads > default_workers) {
-      parallelism_ = std::make_unique<tbb::global_control>(
-          tbb::global_control::max_allowed_parallelism, compute_threads + 1);
-    }
-  }
+        tbb_(tbb),
+        arena_(arena) {}
 
   ~MultiThreadedWorkQueue() override {
     Quiesce();
@@ -43,7 +109,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     }
     blocking_work_.notify_all();
     for (std::thread& thread : threads_) thread.join();
-    arena_.terminate();
+    tbb_->destroy(arena_);
   }
 
   std::string name() const override {
@@ -57,7 +123,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       ++pending_;
     }
     AnnotateHandoff();
-    arena_.enqueue(Runner{this, std::move(task)});
+    tbb_->enqueue(arena_, &Runner::Run, new Runner{this, std::move(task)});
   }
 
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
@@ -113,16 +179,18 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   bool IsInWorkerThread() const override { return current_queue == this; }
 
  private:
-  // TBB calls tasks through a const call operator.
+  // One enqueued task; deleted by the arena thread that runs it.
   struct Runner {
     MultiThreadedWorkQueue* queue;
-    mutable TaskFunction task;
-    void operator()() const {
+    TaskFunction task;
+    static void Run(void* argument) {
+      std::unique_ptr<Runner> runner(static_cast<Runner*>(argument));
+      MultiThreadedWorkQueue* queue = runner->queue;
       queue->AnnotateReceive();
       const MultiThreadedWorkQueue* previous = current_queue;
       current_queue = queue;
-      task();
-      task.reset();
+      runner->task();
+      runner.reset();
       current_queue = previous;
       queue->Finished();
     }
@@ -171,8 +239,8 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   const int compute_threads_;
   const int blocking_threads_;
-  std::unique_ptr<tbb::global_control> parallelism_;
-  tbb::task_arena arena_;
+  const BefTbbArenaApi* const tbb_;
+  void* const arena_;
 
 #if defined(__SANITIZE_THREAD__)
   mutable std::atomic<uint64_t> handoff_{0};
@@ -189,9 +257,16 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
 }  // namespace
 
-std::unique_ptr<ConcurrentWorkQueue> CreateMultiThreadedWorkQueue(
+absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads) {
-  return std::make_unique<MultiThreadedWorkQueue>(compute_threads,
+  const absl::StatusOr<const BefTbbArenaApi*>& tbb = TbbArena();
+  if (!tbb.ok()) return tbb.status();
+  void* arena = (*tbb)->create(compute_threads);
+  if (arena == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "oneTBB could not create an arena of ", compute_threads, " threads"));
+  }
+  return std::make_unique<MultiThreadedWorkQueue>(*tbb, arena, compute_threads,
                                                   blocking_threads);
 }
 

@@ -126,7 +126,7 @@ TEST(SingleThreadedWorkQueueTest, BlockingTasks) {
 }
 
 TEST(MultiThreadedWorkQueueTest, TasksRunConcurrentlyAndQuiesceWaits) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 4);
+  auto queue = CreateMultiThreadedWorkQueue(2, 4).value();
   std::atomic<int> done{0};
   std::atomic<bool> in_worker{true};
   for (int i = 0; i < 1000; ++i) {
@@ -142,7 +142,7 @@ TEST(MultiThreadedWorkQueueTest, TasksRunConcurrentlyAndQuiesceWaits) {
 }
 
 TEST(MultiThreadedWorkQueueTest, TwoTasksRunAtTheSameTime) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 1);
+  auto queue = CreateMultiThreadedWorkQueue(2, 1).value();
   std::promise<void> first_started, second_started;
   std::shared_future<void> first = first_started.get_future().share();
   std::shared_future<void> second = second_started.get_future().share();
@@ -159,7 +159,7 @@ TEST(MultiThreadedWorkQueueTest, TwoTasksRunAtTheSameTime) {
 }
 
 TEST(MultiThreadedWorkQueueTest, BlockingPoolIsBounded) {
-  auto queue = CreateMultiThreadedWorkQueue(1, 2);
+  auto queue = CreateMultiThreadedWorkQueue(1, 2).value();
   std::promise<void> release_promise;
   std::shared_future<void> release = release_promise.get_future().share();
   std::atomic<int> started{0};
@@ -183,7 +183,7 @@ TEST(MultiThreadedWorkQueueTest, BlockingPoolIsBounded) {
 }
 
 TEST(MultiThreadedWorkQueueTest, AwaitBlocksUntilAvailable) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
   std::vector<AsyncValueRef<int>> values;
   std::vector<AsyncValue*> pointers;
   for (int i = 0; i < 100; ++i) {
@@ -199,7 +199,7 @@ TEST(MultiThreadedWorkQueueTest, AwaitBlocksUntilAvailable) {
 }
 
 TEST(MultiThreadedWorkQueueTest, TasksMayEnqueueTasks) {
-  auto queue = CreateMultiThreadedWorkQueue(2, 2);
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
   std::atomic<int> count{0};
   struct Spawner {
     static void Spawn(ConcurrentWorkQueue* queue, std::atomic<int>* count,

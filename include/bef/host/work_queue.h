@@ -9,7 +9,8 @@
 //   mstd        multi-threaded: compute threads on oneTBB (default: hardware
 //   mstd:N      concurrency) and up to M threads for blocking work (default
 //   mstd:N,M    256). Threads start on first use, so creating a queue costs
-//               microseconds.
+//               microseconds (plus loading libtbb the first time, in
+//               binaries that load it as a plugin).
 //
 // Thread safety: AddTask and AddBlockingTask may be called from any thread;
 // Await and Quiesce from the host thread (the one running the program).
@@ -54,8 +55,10 @@ class ConcurrentWorkQueue {
 };
 
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
-// REQUIRES: compute_threads >= 1, blocking_threads >= 1.
-std::unique_ptr<ConcurrentWorkQueue> CreateMultiThreadedWorkQueue(
+// REQUIRES: compute_threads >= 1, blocking_threads >= 1. Fails when oneTBB
+// is neither linked in (//lib/host:tbb_arena) nor found as the plugin
+// libbef_tbb_arena.so (lib/host/tbb_arena.h says where it is looked for).
+absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads);
 
 // Parses a --work_queue_type spec ("name[:args]", split at the first ':').
