@@ -6,6 +6,9 @@
 // RUN: not bef_executor --functions=ok,missing_function %t.bef 2>&1 | FileCheck %s --check-prefix=FUNCTION
 // RUN: not bef_executor --host_allocator_type=bogus %t.bef 2>&1 | FileCheck %s --check-prefix=ALLOCATOR
 // RUN: not bef_executor --shared_libs=./no_such_library.so %t.bef 2>&1 | FileCheck %s --check-prefix=LIBRARY
+// oneTBB is loaded for mstd queues only (lib/host/tbb_arena.h).
+// RUN: bef_executor --work_queue_type=s %t.bef | FileCheck %s --check-prefix=NO-TBB-NEEDED
+// RUN: not env BEF_TBB_ARENA_LIBRARY=%t.no_tbb.so bef_executor --work_queue_type=mstd:2 %t.bef 2>&1 | FileCheck %s --check-prefix=NO-TBB
 
 func.func @ok() -> i32 {
   %x = tfrt.constant.i32 1
@@ -19,3 +22,6 @@ func.func @ok() -> i32 {
 // FUNCTION: bef_executor: couldn't find function missing_function
 // ALLOCATOR: bef_executor: for the --host_allocator_type option: Cannot find option named 'bogus'!
 // LIBRARY: bef_executor: couldn't load library ./no_such_library.so: cannot open shared object file: No such file or directory
+// NO-TBB-NEEDED: --- Running 'ok':
+// NO-TBB-NEEDED-NEXT: 'ok' returned 1
+// NO-TBB: bef_executor: the mstd work queue needs oneTBB through libbef_tbb_arena.so (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY to its path. Tried: {{.*}}no_tbb.so: cannot open shared object file: No such file or directory

@@ -1,0 +1,21 @@
+#!/bin/bash
+# bef_executor's start-up stays cheap (docs/performance.md): the dynamic
+# loader maps no libtbb (loaded only for an mstd queue) and, outside
+# sanitizer builds, no shared libstdc++ or libgcc_s; an mstd queue still
+# works, through the libbef_tbb_arena.so plugin.
+#   $1 bef_executor  $2 "static" or "sanitizer"  $3 a BEF program
+set -euo pipefail
+binary="$1" build="$2" program="$3"
+needed="$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
+echo "NEEDED: $needed"
+if grep -q '^libtbb' <<<"$needed"; then
+  echo "bef_executor links libtbb" >&2
+  exit 1
+fi
+if [[ "$build" == static ]] && grep -qE '^(libstdc\+\+|libgcc_s)' <<<"$needed"; then
+  echo "bef_executor links the shared libstdc++ or libgcc_s" >&2
+  exit 1
+fi
+output="$("$binary" --work_queue_type=mstd:2 "$program")"
+echo "$output"
+grep -q '^Choosing Multi-threaded C++ work queue (2 threads, 256 blocking threads) work queue\.$' <<<"$output"
