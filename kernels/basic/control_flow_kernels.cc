@@ -144,6 +144,13 @@ void RepeatI32(AsyncKernelFrame* frame) {
     for (size_t i = 0; i < values.size(); ++i) frame->SetResultAt(i, FormRef(values[i]));
     return;
   }
+  // A body that can run all iterations at once (a straight-line BEF body
+  // keeps the loop values unboxed between them).
+  std::vector<RCReference<AsyncValue>> results(values.size());
+  if (body->ExecuteRepeated(frame->GetExecutionContext(), count, values, results)) {
+    for (size_t i = 0; i < values.size(); ++i) frame->SetResultAt(i, std::move(results[i]));
+    return;
+  }
   RepeatLoop::Run(std::make_unique<RepeatLoop>(
       frame->GetExecutionContext(), body, CopyRefs(values), count,
       frame->AllocateIndirectResults()));

@@ -773,16 +773,11 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
   }
 };
 
-// Runs a straight-line function; false, with nothing done, when the
-// dataflow executor must run it: an argument is not available or not of the
-// type its kernels read, the request is cancelled or traced, or its kernel
-// budget would run out on the way.
-// A cancellation noticed on the way makes the results of the kernels not
-// run yet the cancellation's error, as the dataflow executor does.
-bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
-                     const ExecutionContext& context, std::span<AsyncValue* const> arguments,
-                     std::span<RCReference<AsyncValue>> results) {
-  RequestContext* request = context.request_context();
+// Whether a straight-line run may start: the arguments are available and
+// of the payload types the kernels read, and the request is neither
+// cancelled nor traced. Otherwise the dataflow executor runs the function.
+bool StraightLineMayStart(const ExecutionPlan& plan, RequestContext* request,
+                          std::span<AsyncValue* const> arguments) {
   if (request->GetCancelAsyncValue() != nullptr || IsTracing()) return false;
   const FunctionInfo& info = *plan.info;
   if (arguments.size() != info.num_arguments) return false;
@@ -793,24 +788,57 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
       return false;
     }
   }
+  return true;
+}
+
+// The payload registers of one straight-line run: on the stack when few,
+// else the thread's scratch registers.
+class StraightLineRegisters {
+ public:
+  explicit StraightLineRegisters(uint32_t count)
+      : registers_(count <= kInline ? inline_ : ScratchRegisters(count)) {}
+  StraightLineRegisters(const StraightLineRegisters&) = delete;
+  StraightLineRegisters& operator=(const StraightLineRegisters&) = delete;
+
+  PayloadRegister* get() const { return registers_; }
+
+  // Copies the payloads of the arguments read as payloads into their
+  // registers. A direct operand's payload is at most kDirectResultSize
+  // bytes, and the value object extends at least that far past its header.
+  void LoadArguments(const ExecutionPlan& plan, std::span<AsyncValue* const> arguments) {
+    for (uint32_t a = 0; a < arguments.size(); ++a) {
+      if (plan.argument_types[a] != kAnyOperandType) {
+        std::memcpy(registers_[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
+      }
+    }
+  }
+
+ private:
+  static constexpr uint32_t kInline = 32;
+  PayloadRegister inline_[kInline];
+  PayloadRegister* registers_;
+};
+
+// Runs a straight-line function; false, with nothing done, when the
+// dataflow executor must run it (StraightLineMayStart, or the request's
+// kernel budget would run out on the way).
+// A cancellation noticed on the way makes the results of the kernels not
+// run yet the cancellation's error, as the dataflow executor does.
+bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                     const ExecutionContext& context, std::span<AsyncValue* const> arguments,
+                     std::span<RCReference<AsyncValue>> results) {
+  RequestContext* request = context.request_context();
+  if (!StraightLineMayStart(plan, request, arguments)) return false;
+  const FunctionInfo& info = *plan.info;
   // A budget is charged for every kernel up front, unless the run could
   // exhaust it (the dataflow path then stops at the exact kernel).
   if (request->has_kernel_budget() &&
       !request->TryConsumeKernelBudget(static_cast<int64_t>(plan.direct.size()) - 1)) {
     return false;
   }
-  constexpr size_t kInlineRegisters = 32;
-  PayloadRegister inline_registers[kInlineRegisters];
-  PayloadRegister* registers = info.num_registers <= kInlineRegisters
-                                   ? inline_registers
-                                   : ScratchRegisters(info.num_registers);
-  for (uint32_t a = 0; a < info.num_arguments; ++a) {
-    // A direct operand's payload is at most kDirectResultSize bytes, and the
-    // value object extends at least that far past its header.
-    if (plan.argument_types[a] != kAnyOperandType) {
-      std::memcpy(registers[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
-    }
-  }
+  StraightLineRegisters storage(info.num_registers);
+  PayloadRegister* registers = storage.get();
+  storage.LoadArguments(plan, arguments);
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
   const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
   uint32_t end = num_kernels;  // the position in plan.order of the first kernel not run
@@ -871,6 +899,89 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   return true;
 }
 
+// BefFunction::ExecuteRepeated for a loop-carried straight-line plan: the
+// loop values stay payloads in the argument registers between runs. A loop
+// value is, per position, either still an argument's value (`origins`, a
+// result returning an argument unchanged) or the payload of a kernel's
+// result, boxed at the end by that kernel (`boxers`). Same conditions as
+// RunStraightLine, the budget charged for all runs up front; cancellation
+// is looked at every kCancellationInterval kernels, starting with each
+// run's first, and makes every result its error.
+bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                             const ExecutionContext& context, int32_t count,
+                             std::span<AsyncValue* const> arguments,
+                             std::span<RCReference<AsyncValue>> results) {
+  RequestContext* request = context.request_context();
+  if (!StraightLineMayStart(plan, request, arguments)) return false;
+  const FunctionInfo& info = *plan.info;
+  if (request->has_kernel_budget() &&
+      !request->TryConsumeKernelBudget(int64_t{count} *
+                                       (static_cast<int64_t>(plan.direct.size()) - 1))) {
+    return false;
+  }
+  StraightLineRegisters storage(info.num_registers);
+  PayloadRegister* registers = storage.get();
+  storage.LoadArguments(plan, arguments);
+  const uint32_t num_values = info.num_arguments;
+  const uint32_t* result_registers = info.result_registers.data();
+  const uint32_t* producers = plan.result_producers.data();
+  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
+  // One run of the kernels; false on a cancellation (every result is then
+  // its error).
+  auto run_once = [&] {
+    for (uint32_t at = 0; at < num_kernels; ++at) {
+      if (at % kCancellationInterval == 0) [[unlikely]] {
+        if (AsyncValue* cancel = request->GetCancelAsyncValue()) {
+          for (auto& result : results) result = FormRef(cancel);
+          return false;
+        }
+      }
+      RunDirectStep(plan, plan.order[at], registers, attribute_pool);
+    }
+    return true;
+  };
+  bool returns_an_argument = false;
+  for (uint32_t i = 0; i < num_values; ++i) returns_an_argument |= producers[i] == 0;
+  if (!returns_an_argument) {
+    // Every loop value is a kernel's result, in a register other than the
+    // arguments': copied straight into argument i.
+    for (int32_t run = 0; run < count; ++run) {
+      if (!run_once()) return true;
+      for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
+    }
+    for (uint32_t i = 0; i < num_values; ++i) {
+      results[i] = TakeRef(plan.direct[producers[i]].box(registers[i].bytes));
+    }
+    return true;
+  }
+  // Per loop value: the argument value it still is (a result returning an
+  // argument unchanged), or null once a kernel produced it, then boxed at
+  // the end by `boxers[i]`.
+  std::vector<AsyncValue*> origins(arguments.begin(), arguments.end());
+  std::vector<uint32_t> boxers(num_values, 0);
+  std::vector<PayloadRegister> next_payloads(num_values);
+  std::vector<AsyncValue*> next_origins(num_values);
+  std::vector<uint32_t> next_boxers(num_values);
+  for (int32_t run = 0; run < count; ++run) {
+    if (!run_once()) return true;
+    for (uint32_t i = 0; i < num_values; ++i) {
+      uint32_t reg = result_registers[i];
+      next_payloads[i] = registers[reg];
+      next_origins[i] = producers[i] == 0 ? origins[reg] : nullptr;
+      next_boxers[i] = producers[i] == 0 ? boxers[reg] : producers[i];
+    }
+    for (uint32_t i = 0; i < num_values; ++i) registers[i] = next_payloads[i];
+    origins.swap(next_origins);
+    boxers.swap(next_boxers);
+  }
+  for (uint32_t i = 0; i < num_values; ++i) {
+    results[i] = origins[i] != nullptr ? FormRef(origins[i])
+                                       : TakeRef(plan.direct[boxers[i]].box(registers[i].bytes));
+  }
+  return true;
+}
+
 }  // namespace
 
 uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index) {
@@ -887,6 +998,19 @@ absl::StatusOr<const ExecutionPlan*> BefFunction::Plan() const {
     return plan.release();
   }
   return expected;
+}
+
+bool BefFunction::ExecuteRepeated(const ExecutionContext& context, int32_t count,
+                                  std::span<AsyncValue* const> arguments,
+                                  std::span<RCReference<AsyncValue>> results) const {
+  const ExecutionPlan* plan = plan_.load(std::memory_order_acquire);
+  if (plan == nullptr) {
+    absl::StatusOr<const ExecutionPlan*> planned = Plan();
+    if (!planned.ok()) return false;  // Execute reports it
+    plan = *planned;
+  }
+  if (!plan->straight_line || !plan->loop_carried) return false;
+  return RunRepeatedStraightLine(*program_, *plan, context, count, arguments, results);
 }
 
 void BefFunction::Execute(const ExecutionContext& context,

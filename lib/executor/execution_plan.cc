@@ -116,6 +116,12 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
     result_producers.push_back(producers[reg]);
     result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);
   }
+  loop_carried = function.result_registers.size() == function.num_arguments;
+  for (uint32_t i = 0; i < function.num_arguments && loop_carried; ++i) {
+    uint32_t reg = function.result_registers[i];
+    uint16_t type = producers[reg] == 0 ? argument_types[reg] : result_types[producers[reg]];
+    loop_carried = argument_types[i] == kAnyOperandType || argument_types[i] == type;
+  }
 }
 
 }  // namespace bef

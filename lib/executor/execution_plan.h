@@ -75,6 +75,11 @@ struct ExecutionPlan {
   // and that kernel's position in `order`.
   std::vector<uint32_t> result_producers;
   std::vector<uint32_t> result_positions;
+  // Straight line only: as many results as arguments, each of the payload
+  // type its argument is read as (or the argument is not read as a
+  // payload), so result i can be fed back as argument i without boxing
+  // (tfrt.repeat.i32 bodies; BefFunction::ExecuteRepeated).
+  bool loop_carried = false;
   // The kernels by dataflow level (a kernel's level is one more than the
   // deepest of its operands' producers; arguments are level 0), in function
   // order within a level: kernels of one level are independent, so a wide

@@ -498,6 +498,117 @@ TEST_P(ExecutorTest, StraightLineFunctionWithAPendingArgument) {
   EXPECT_EQ(wrong[0]->GetError().message(), "operand 0 is not a value of type i32");
 }
 
+// tfrt.repeat.i32 over a straight-line body whose results feed its
+// arguments runs every iteration in one ExecuteRepeated call, the loop
+// values unboxed in between: kernel results, an argument passed on to
+// another position, an argument returned unchanged (a chain, not read).
+TEST_P(ExecutorTest, RepeatedStraightLineCarriesUnboxedLoopValues) {
+  BefWriter writer;
+  // step(a, b, chain) -> (b, a + b, chain): Fibonacci.
+  auto& step = writer.AddFunction(FunctionKind::kBefFunction, "step",
+                                  {"i32", "i32", "!tfrt.chain"},
+                                  {"i32", "i32", "!tfrt.chain"});
+  step.Return({1, Add(step, 0, 1), 2});
+  // main() -> (a, b, chain) after 40 steps from (0, 1).
+  auto& main = writer.AddFunction(FunctionKind::kBefFunction, "main", {},
+                                  {"i32", "i32", "!tfrt.chain"});
+  uint32_t chain = main.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
+  uint32_t count = Constant(main, 40), a = Constant(main, 0), b = Constant(main, 1);
+  BefWriter::Kernel& repeat = main.AddKernel("tfrt.repeat.i32")
+                                  .AddArgument(count)
+                                  .AddArgument(a)
+                                  .AddArgument(b)
+                                  .AddArgument(chain)
+                                  .AddFunction(step.index());
+  main.Return({repeat.AddResult("i32"), repeat.AddResult("i32"),
+               repeat.AddResult("!tfrt.chain")});
+  auto program = Load(writer);
+
+  auto results = Run(*program, "main");
+  EXPECT_EQ(I32(results[0]), 102334155);  // F(40)
+  EXPECT_EQ(I32(results[1]), 165580141);  // F(41)
+  EXPECT_TRUE(results[2]->IsConcrete());
+  EXPECT_TRUE(diagnostics_.empty());
+
+  const Function* function = program->GetFunction("step");
+  ExecutionContext context(RequestContext::Create(host_.get(), &resources_));
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  AsyncValueRef<int32_t> one = MakeAvailableAsyncValueRef<int32_t>(1);
+  AsyncValueRef<Chain> ready = MakeAvailableAsyncValueRef<Chain>();
+  std::vector<AsyncValue*> arguments = {zero.GetAsyncValue(), one.GetAsyncValue(),
+                                        ready.GetAsyncValue()};
+  std::vector<RCReference<AsyncValue>> direct(3);
+  ASSERT_TRUE(function->ExecuteRepeated(context, 1, arguments, direct));
+  EXPECT_EQ(I32(direct[0]), 1);
+  EXPECT_EQ(I32(direct[1]), 1);
+  EXPECT_EQ(direct[2].get(), ready.GetAsyncValue());  // returned unchanged
+  std::vector<RCReference<AsyncValue>> many(3);
+  ASSERT_TRUE(function->ExecuteRepeated(context, 10, arguments, many));
+  EXPECT_EQ(I32(many[0]), 55);
+  EXPECT_EQ(I32(many[1]), 89);
+  EXPECT_EQ(many[2].get(), ready.GetAsyncValue());
+}
+
+// When all the loop values are kernel results, and what makes
+// ExecuteRepeated decline (nothing done, the budget untouched): a result of
+// another type than its argument, a kernel budget too small for all runs.
+TEST_P(ExecutorTest, RepeatedStraightLineOnlyWhereItCan) {
+  BefWriter writer;
+  auto& increment = writer.AddFunction(FunctionKind::kBefFunction, "increment",
+                                       {"i32"}, {"i32"});
+  increment.Return({Add(increment, 0, Constant(increment, 1))});
+  auto& widen = writer.AddFunction(FunctionKind::kBefFunction, "widen", {"i32"}, {"i64"});
+  Add(widen, 0, 0);
+  widen.Return({widen.AddKernel("tfrt.constant.i64")
+                    .AddAttribute(BefAttribute::I64(7), "value")
+                    .AddResult("i64")});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  std::vector<AsyncValue*> arguments = {zero.GetAsyncValue()};
+
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), &resources_);
+  ExecutionContext context(request.CopyRef());
+  std::vector<RCReference<AsyncValue>> results(1);
+  ASSERT_TRUE(program->GetFunction("increment")->ExecuteRepeated(context, 1000, arguments,
+                                                                 results));
+  EXPECT_EQ(I32(results[0]), 1000);
+
+  std::vector<RCReference<AsyncValue>> declined(1);
+  EXPECT_FALSE(program->GetFunction("widen")->ExecuteRepeated(context, 2, arguments, declined));
+  EXPECT_EQ(declined[0].get(), nullptr);
+
+  // 2 kernels per run; a budget is never charged to zero up front (the
+  // dataflow path then stops at the exact kernel).
+  request->SetKernelBudget(100);
+  EXPECT_FALSE(program->GetFunction("increment")->ExecuteRepeated(context, 50, arguments,
+                                                                  declined));
+  EXPECT_EQ(declined[0].get(), nullptr);
+  ASSERT_TRUE(program->GetFunction("increment")->ExecuteRepeated(context, 49, arguments,
+                                                                 declined));
+  EXPECT_EQ(I32(declined[0]), 49);
+  EXPECT_FALSE(request->TryConsumeKernelBudget(2));  // 98 charged
+  EXPECT_TRUE(request->TryConsumeKernelBudget(1));
+}
+
+// A cancellation during the runs makes every result its error (as the
+// repeat loop does when it notices one between iterations).
+TEST_P(ExecutorTest, RepeatedStraightLineNoticesCancellation) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  f.Return({f.AddKernel("test.cancel_and_add_one").AddArgument(0).AddResult("i32")});
+  auto program = Load(writer);
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), &resources_);
+  request_to_cancel = request.get();
+  ExecutionContext context(request.CopyRef());
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  std::vector<AsyncValue*> arguments = {zero.GetAsyncValue()};
+  std::vector<RCReference<AsyncValue>> results(1);
+  ASSERT_TRUE(program->GetFunction("f")->ExecuteRepeated(context, 5, arguments, results));
+  request_to_cancel = nullptr;
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kCancelled);
+}
+
 INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:2"));
 
 TEST(ConcurrentExecutionTest, TenThousandExecutionsFromFourThreads) {

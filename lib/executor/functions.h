@@ -42,6 +42,12 @@ class BefFunction : public ProgramFunction {
   void Execute(const ExecutionContext& context,
                std::span<AsyncValue* const> arguments,
                std::span<RCReference<AsyncValue>> results) const override;
+  // Straight-line functions whose results feed their arguments as the same
+  // payload types (ExecutionPlan::loop_carried): the loop values stay
+  // unboxed between runs.
+  bool ExecuteRepeated(const ExecutionContext& context, int32_t count,
+                       std::span<AsyncValue* const> arguments,
+                       std::span<RCReference<AsyncValue>> results) const override;
 
  private:
   // The plan of the inflated function (owned), built by the first

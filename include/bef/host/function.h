@@ -55,6 +55,20 @@ class Function {
                        std::span<AsyncValue* const> arguments,
                        std::span<RCReference<AsyncValue>> results) const = 0;
 
+  // tfrt.repeat.i32's loop: runs the function `count` (>= 1) times, the
+  // results of each run the arguments of the next, the last run's results
+  // into `results` (a cancellation noticed on the way makes every result
+  // its error). Returns false, with nothing done, when the function cannot
+  // do this faster than `count` Execute calls; the caller then loops over
+  // Execute. The default cannot.
+  // REQUIRES: num_arguments() == num_results() == arguments.size() ==
+  // results.size(), every result empty.
+  virtual bool ExecuteRepeated(const ExecutionContext& context, int32_t count,
+                               std::span<AsyncValue* const> arguments,
+                               std::span<RCReference<AsyncValue>> results) const {
+    return false;
+  }
+
   // Runs a sync function to completion on the calling thread over plain
   // values. The default says the function is not a sync function.
   virtual absl::Status ExecuteSync(const ExecutionContext& context,
