@@ -122,8 +122,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       std::lock_guard<std::mutex> lock(mutex_);
       ++pending_;
     }
-    AnnotateHandoff();
-    tbb_->enqueue(arena_, &Runner::Run, new Runner{this, std::move(task)});
+    auto* runner = new Runner{this, std::move(task)};
+    AnnotateHandoff();  // after the runner is written
+    tbb_->enqueue(arena_, &Runner::Run, runner);
   }
 
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,

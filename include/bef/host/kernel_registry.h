@@ -107,6 +107,9 @@ class KernelRegistry {
   void AddSyncKernel(std::string_view name,
                      SyncKernelImplementation implementation);
 
+  // Room for `kernels` more entries without rehashing.
+  void Reserve(size_t kernels) { kernels_.reserve(kernels_.size() + kernels); }
+
   // Null when `name` is not registered. The entry is stable for the
   // registry's lifetime.
   const KernelEntry* Find(std::string_view name) const;
@@ -114,7 +117,22 @@ class KernelRegistry {
   std::vector<std::string> Names() const;
 
  private:
-  absl::flat_hash_map<std::string, std::unique_ptr<KernelEntry>> kernels_;
+  // The entry of `name`, created (empty) on first use.
+  KernelEntry& Entry(std::string_view name);
+
+  // Registering every kernel is most of bef_executor's own start-up work,
+  // so entries and names live in blocks (a few allocations for hundreds of
+  // kernels, and a few pages touched) rather than one allocation each.
+  static constexpr size_t kEntriesPerBlock = 64;
+  static constexpr size_t kNameBlockSize = 4096;
+  std::vector<std::unique_ptr<KernelEntry[]>> entry_blocks_;
+  size_t entries_in_last_block_ = kEntriesPerBlock;
+  std::vector<std::unique_ptr<char[]>> name_blocks_;
+  char* name_cursor_ = nullptr;  // free space of the last name block
+  size_t name_bytes_left_ = 0;
+  // Keys point into name_blocks_ (or, for names longer than a block, their
+  // own block).
+  absl::flat_hash_map<std::string_view, KernelEntry*> kernels_;
 };
 
 using KernelRegistration = void (*)(KernelRegistry* registry);

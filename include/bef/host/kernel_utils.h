@@ -740,6 +740,14 @@ struct KernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
+    // Sized once (registration is start-up work for every process).
+    signature.arguments.reserve(
+        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kArgument)));
+    signature.results.reserve(
+        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kResult)) +
+        !std::is_void_v<Return>);
+    signature.attributes.reserve(
+        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kAttribute)));
     [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
       if constexpr (KernelParameter<P>::kind == ParameterKind::kArgument) {
@@ -969,6 +977,10 @@ struct SyncKernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
+    signature.arguments.reserve(
+        (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kArgument)));
+    signature.attributes.reserve(
+        (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kAttribute)));
     [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
       if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
