@@ -185,9 +185,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     MultiThreadedWorkQueue* queue;
     TaskFunction task;
     static void Run(void* argument) {
+      AnnotateReceive();  // before reading the runner
       std::unique_ptr<Runner> runner(static_cast<Runner*>(argument));
       MultiThreadedWorkQueue* queue = runner->queue;
-      queue->AnnotateReceive();
       const MultiThreadedWorkQueue* previous = current_queue;
       current_queue = queue;
       runner->task();
@@ -199,16 +199,22 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   // TBB's enqueue orders the caller's writes before the task, but Debian's
   // libtbb is not instrumented, so ThreadSanitizer cannot see it; under TSan
-  // a release/acquire pair on `handoff_` makes the ordering visible.
-  // (Compiled out otherwise.)
-  void AnnotateHandoff() {
+  // a release/acquire pair on one process-wide counter makes the ordering
+  // visible. (Compiled out otherwise.)
 #if defined(__SANITIZE_THREAD__)
-    handoff_.fetch_add(1, std::memory_order_release);
+  static std::atomic<uint64_t>& Handoff() {
+    static std::atomic<uint64_t> handoff{0};
+    return handoff;
+  }
+#endif
+  static void AnnotateHandoff() {
+#if defined(__SANITIZE_THREAD__)
+    Handoff().fetch_add(1, std::memory_order_release);
 #endif
   }
-  void AnnotateReceive() const {
+  static void AnnotateReceive() {
 #if defined(__SANITIZE_THREAD__)
-    handoff_.load(std::memory_order_acquire);
+    Handoff().load(std::memory_order_acquire);
 #endif
   }
 
@@ -243,9 +249,6 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   const BefTbbArenaApi* const tbb_;
   void* const arena_;
 
-#if defined(__SANITIZE_THREAD__)
-  mutable std::atomic<uint64_t> handoff_{0};
-#endif
   std::mutex mutex_;
   std::condition_variable idle_;
   std::condition_variable blocking_work_;
