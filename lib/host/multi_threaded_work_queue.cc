@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bef/host/work_queue.h"
+#include "bef/support/logging.h"
 #include "lib/host/tbb_arena.h"
 
 // Defined when the binary links //lib/host:tbb_arena; null otherwise.
@@ -57,22 +60,47 @@ std::vector<std::string> PluginCandidates() {
   return candidates;
 }
 
-absl::StatusOr<const BefTbbArenaApi*> LoadTbbArena() {
-  if (BefTbbArenaApiV1 != nullptr) return BefTbbArenaApiV1();
-  std::vector<std::string> failures;
-  for (const std::string& candidate : PluginCandidates()) {
-    void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      const char* error = dlerror();
-      failures.push_back(error ? error : candidate);
-      continue;
-    }
-    using Entry = const BefTbbArenaApi* (*)();
-    if (auto entry = reinterpret_cast<Entry>(dlsym(library, "BefTbbArenaApiV1"))) {
-      return entry();  // The library stays loaded for the process.
-    }
-    failures.push_back(absl::StrCat(candidate, ": no BefTbbArenaApiV1"));
+// dlopen and look up the table (the library stays loaded for the process;
+// loading it again is a reference count).
+absl::StatusOr<const BefTbbArenaApi*> LoadPlugin(const std::string& path) {
+  void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* error = dlerror();
+    return absl::FailedPreconditionError(error ? error : path);
+  }
+  using Entry = const BefTbbArenaApi* (*)();
+  auto entry = reinterpret_cast<Entry>(dlsym(library, "BefTbbArenaApiV1"));
+  if (entry == nullptr) {
     dlclose(library);
+    return absl::FailedPreconditionError(absl::StrCat(path, ": no BefTbbArenaApiV1"));
+  }
+  return entry();
+}
+
+// Where a queue's arena comes from: the table linked into the binary, or a
+// plugin file, loaded when the queue runs its first task (dlopen of libtbb
+// and the shared libstdc++ costs about a millisecond, which a program that
+// never enqueues work does not pay).
+struct ArenaSource {
+  const BefTbbArenaApi* linked = nullptr;
+  std::string plugin;
+};
+
+// Cheap: looks for the plugin file, does not load it (except from the
+// loader's search path, where only dlopen can find it).
+absl::StatusOr<ArenaSource> FindTbbArena() {
+  if (BefTbbArenaApiV1 != nullptr) return ArenaSource{BefTbbArenaApiV1(), ""};
+  std::vector<std::string> failures;
+  for (std::string& candidate : PluginCandidates()) {
+    if (candidate.find('/') == std::string::npos) {
+      absl::StatusOr<const BefTbbArenaApi*> loaded = LoadPlugin(candidate);
+      if (loaded.ok()) return ArenaSource{*loaded, ""};
+      failures.emplace_back(loaded.status().message());
+    } else if (access(candidate.c_str(), R_OK) == 0) {
+      return ArenaSource{nullptr, std::move(candidate)};
+    } else {
+      failures.push_back(absl::StrCat(candidate, ": ", std::strerror(errno)));
+    }
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "the mstd work queue needs oneTBB through ", kPluginName,
@@ -81,25 +109,15 @@ absl::StatusOr<const BefTbbArenaApi*> LoadTbbArena() {
       absl::StrJoin(failures, "; ")));
 }
 
-// Loaded once per process; a failure is remembered too.
-const absl::StatusOr<const BefTbbArenaApi*>& TbbArena() {
-  static const absl::StatusOr<const BefTbbArenaApi*> api = LoadTbbArena();
-  return api;
-}
-
 class MultiThreadedWorkQueue;
 thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
-  // `arena` was created by `tbb` for compute_threads workers; the queue
-  // owns it.
-  MultiThreadedWorkQueue(const BefTbbArenaApi* tbb, void* arena,
-                         int compute_threads, int blocking_threads)
+  MultiThreadedWorkQueue(ArenaSource source, int compute_threads, int blocking_threads)
       : compute_threads_(compute_threads),
         blocking_threads_(blocking_threads),
-        tbb_(tbb),
-        arena_(arena) {}
+        source_(std::move(source)) {}
 
   ~MultiThreadedWorkQueue() override {
     Quiesce();
@@ -109,7 +127,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     }
     blocking_work_.notify_all();
     for (std::thread& thread : threads_) thread.join();
-    tbb_->destroy(arena_);
+    if (arena_ != nullptr) tbb_->destroy(arena_);
   }
 
   std::string name() const override {
@@ -118,13 +136,18 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   void AddTask(TaskFunction task) override {
+    void* arena = Arena();
+    if (arena == nullptr) [[unlikely]] {
+      AddBlockingTask(std::move(task), /*allow_queuing=*/true);
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++pending_;
     }
     auto* runner = new Runner{this, std::move(task)};
     AnnotateHandoff();  // after the runner is written
-    tbb_->enqueue(arena_, &Runner::Run, runner);
+    tbb_->enqueue(arena, &Runner::Run, runner);
   }
 
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
@@ -218,6 +241,38 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 #endif
   }
 
+  // The arena, created by the first task; null when oneTBB could not be
+  // loaded after all (the plugin found at creation fails to load): compute
+  // tasks then run on the blocking threads, and an error says so once.
+  void* Arena() {
+    std::call_once(arena_once_, [this] {
+      const BefTbbArenaApi* tbb = source_.linked;
+      std::string failure;
+      if (tbb == nullptr) {
+        absl::StatusOr<const BefTbbArenaApi*> loaded = LoadPlugin(source_.plugin);
+        if (loaded.ok()) {
+          tbb = *loaded;
+        } else {
+          failure = std::string(loaded.status().message());
+        }
+      }
+      void* arena = tbb != nullptr ? tbb->create(compute_threads_) : nullptr;
+      if (tbb != nullptr && arena == nullptr) {
+        failure = absl::StrCat("oneTBB could not create an arena of ", compute_threads_,
+                               " threads");
+      }
+      if (arena == nullptr) {
+        LogLine(LogSeverity::kError, "multi_threaded_work_queue.cc", __LINE__,
+                absl::StrCat("mstd work queue: ", failure,
+                             "; compute tasks run on the blocking threads"));
+        return;
+      }
+      tbb_ = tbb;
+      arena_ = arena;
+    });
+    return arena_;
+  }
+
   // Notifies under the lock: Quiesce may return and the queue be destroyed
   // as soon as pending_ reaches zero.
   void Finished() {
@@ -246,8 +301,10 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   const int compute_threads_;
   const int blocking_threads_;
-  const BefTbbArenaApi* const tbb_;
-  void* const arena_;
+  const ArenaSource source_;
+  std::once_flag arena_once_;
+  const BefTbbArenaApi* tbb_ = nullptr;  // set with arena_
+  void* arena_ = nullptr;
 
   std::mutex mutex_;
   std::condition_variable idle_;
@@ -263,14 +320,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads) {
-  const absl::StatusOr<const BefTbbArenaApi*>& tbb = TbbArena();
-  if (!tbb.ok()) return tbb.status();
-  void* arena = (*tbb)->create(compute_threads);
-  if (arena == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "oneTBB could not create an arena of ", compute_threads, " threads"));
-  }
-  return std::make_unique<MultiThreadedWorkQueue>(*tbb, arena, compute_threads,
+  absl::StatusOr<ArenaSource> source = FindTbbArena();
+  if (!source.ok()) return source.status();
+  return std::make_unique<MultiThreadedWorkQueue>(*std::move(source), compute_threads,
                                                   blocking_threads);
 }
 

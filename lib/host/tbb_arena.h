@@ -6,9 +6,12 @@
 // docs/performance.md). So the arena is reached through this table, found
 //   1. in the binary itself, when it links //lib/host:tbb_arena (tests,
 //      benchmarks, embedders: nothing changes for them), or
-//   2. in libbef_tbb_arena.so, the same code built as a plugin, loaded with
-//      dlopen the first time an `mstd` queue is created (bef_executor, which
-//      links libstdc++ statically and does not link libtbb).
+//   2. in libbef_tbb_arena.so, the same code built as a plugin (bef_executor,
+//      which links libstdc++ statically and does not link libtbb). Creating
+//      an `mstd` queue only finds the file; the queue's first task loads it
+//      with dlopen, so a run that enqueues nothing never loads TBB. If it
+//      then fails to load, the queue logs it once and runs compute tasks on
+//      its blocking threads.
 // Only C types cross the interface, so the plugin's libstdc++ and the
 // binary's may differ.
 #ifndef BEF_LIB_HOST_TBB_ARENA_H_

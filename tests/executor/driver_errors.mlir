@@ -9,10 +9,19 @@
 // oneTBB is loaded for mstd queues only (lib/host/tbb_arena.h).
 // RUN: bef_executor --work_queue_type=s %t.bef | FileCheck %s --check-prefix=NO-TBB-NEEDED
 // RUN: not env BEF_TBB_ARENA_LIBRARY=%t.no_tbb.so bef_executor --work_queue_type=mstd:2 %t.bef 2>&1 | FileCheck %s --check-prefix=NO-TBB
+// The plugin is loaded by the queue's first task: one that is there but
+// does not load leaves the compute tasks to the blocking threads.
+// RUN: env BEF_TBB_ARENA_LIBRARY=%t.bef bef_executor --work_queue_type=mstd:2 --functions=async %t.bef 2>&1 | FileCheck %s --check-prefix=BROKEN-TBB
 
 func.func @ok() -> i32 {
   %x = tfrt.constant.i32 1
   tfrt.return %x : i32
+}
+
+func.func @async() -> i32 {
+  %x = tfrt.constant.i32 20
+  %y = "tfrt_test.async_add.i32"(%x, %x) : (i32, i32) -> i32
+  tfrt.return %y : i32
 }
 
 // MISSING: cannot open input file '{{.*}}.missing': No such file or directory
@@ -24,4 +33,6 @@ func.func @ok() -> i32 {
 // LIBRARY: bef_executor: couldn't load library ./no_such_library.so: cannot open shared object file: No such file or directory
 // NO-TBB-NEEDED: --- Running 'ok':
 // NO-TBB-NEEDED-NEXT: 'ok' returned 1
-// NO-TBB: bef_executor: the mstd work queue needs oneTBB through libbef_tbb_arena.so (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY to its path. Tried: {{.*}}no_tbb.so: cannot open shared object file: No such file or directory
+// NO-TBB: bef_executor: the mstd work queue needs oneTBB through libbef_tbb_arena.so (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY to its path. Tried: {{.*}}no_tbb.so: No such file or directory
+// BROKEN-TBB: mstd work queue: {{.*}}.bef: {{.*}}; compute tasks run on the blocking threads
+// BROKEN-TBB: 'async' returned 40

@@ -9,8 +9,8 @@
 //   mstd        multi-threaded: compute threads on oneTBB (default: hardware
 //   mstd:N      concurrency) and up to M threads for blocking work (default
 //   mstd:N,M    256). Threads start on first use, so creating a queue costs
-//               microseconds (plus loading libtbb the first time, in
-//               binaries that load it as a plugin).
+//               microseconds (binaries that load oneTBB as a plugin load
+//               it with the first task: lib/host/tbb_arena.h).
 //
 // Thread safety: AddTask and AddBlockingTask may be called from any thread;
 // Await and Quiesce from the host thread (the one running the program).
