@@ -678,14 +678,15 @@ constexpr size_t kCancellationInterval = 64;
 constexpr uint32_t kParallelChunk = 1024;
 constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
 
-[[gnu::always_inline]] inline void RunDirectStep(const ExecutionPlan& plan, uint32_t kernel,
-                                                 PayloadRegister* registers,
-                                                 const uint8_t* attribute_pool) {
-  const ExecutionPlan::DirectStep& step = plan.direct[kernel];
-  const ExecutionPlan::DirectOperand* operands = plan.operands.data() + step.first_operand;
+// Runs the kernel at position `at` of the plan's order.
+[[gnu::always_inline]] inline void RunLineStep(const ExecutionPlan& plan, uint32_t at,
+                                               PayloadRegister* registers,
+                                               const uint8_t* attribute_pool) {
+  const ExecutionPlan::LineStep& step = plan.line[at];
+  const uint32_t* operand_registers = plan.line_operands.data() + step.first_operand;
   const void* payloads[kMaxDirectArguments];
   for (uint32_t i = 0; i < step.num_operands; ++i) {
-    payloads[i] = registers[operands[i].reg].bytes;
+    payloads[i] = registers[operand_registers[i]].bytes;
   }
   step.run(payloads, attribute_pool, step.attribute_offsets,
            registers[step.result_register].bytes);
@@ -717,7 +718,7 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
     uint32_t first = plan->level_begin[level] + chunk * kParallelChunk;
     uint32_t last = std::min(plan->level_begin[level + 1], first + kParallelChunk);
     for (uint32_t at = first; at < last; ++at) {
-      RunDirectStep(*plan, plan->order[at], registers, attribute_pool);
+      RunLineStep(*plan, at, registers, attribute_pool);
     }
     // Publishes the chunk's registers to the running thread.
     done_chunks.fetch_add(1, std::memory_order_release);
@@ -851,7 +852,7 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
         end = at;
         return;
       }
-      RunDirectStep(plan, plan.order[at], registers, attribute_pool);
+      RunLineStep(plan, at, registers, attribute_pool);
     }
   };
   HostContext* host = context.host();
@@ -937,7 +938,7 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
           return false;
         }
       }
-      RunDirectStep(plan, plan.order[at], registers, attribute_pool);
+      RunLineStep(plan, at, registers, attribute_pool);
     }
     return true;
   };

@@ -112,6 +112,16 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
     order[at] = static_cast<uint32_t>(k);
     positions[k] = at;
   }
+  line.reserve(order.size());
+  line_operands.reserve(operands.size());
+  for (uint32_t kernel : order) {
+    const DirectStep& step = direct[kernel];
+    line.push_back({step.run, step.attribute_offsets, step.result_register,
+                    static_cast<uint32_t>(line_operands.size()), step.num_operands});
+    for (uint32_t i = 0; i < step.num_operands; ++i) {
+      line_operands.push_back(operands[step.first_operand + i].reg);
+    }
+  }
   for (uint32_t reg : function.result_registers) {
     result_producers.push_back(producers[reg]);
     result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);

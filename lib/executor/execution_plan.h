@@ -86,6 +86,19 @@ struct ExecutionPlan {
   // level can be split between threads. Level l is
   // order[level_begin[l], level_begin[l + 1]).
   std::vector<uint32_t> order;
+  // The steps of `order`, in that order and compact (what a straight-line
+  // run streams through; types were checked when planning): line[i] runs
+  // kernel order[i], reading registers line_operands[first_operand, +num).
+  struct LineStep {
+    void (*run)(const void* const* operands, const uint8_t* attribute_pool,
+                const uint32_t* attribute_offsets, void* result) = nullptr;
+    const uint32_t* attribute_offsets = nullptr;
+    uint32_t result_register = 0;
+    uint32_t first_operand = 0;
+    uint32_t num_operands = 0;
+  };
+  std::vector<LineStep> line;
+  std::vector<uint32_t> line_operands;
   std::vector<uint32_t> level_begin;
   uint32_t widest_level = 0;  // kernels in the largest level
 
