@@ -906,8 +906,8 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
 // result returning an argument unchanged) or the payload of a kernel's
 // result, boxed at the end by that kernel (`boxers`). Same conditions as
 // RunStraightLine, the budget charged for all runs up front; cancellation
-// is looked at every kCancellationInterval kernels, starting with each
-// run's first, and makes every result its error.
+// is looked at before every run and every kCancellationInterval kernels,
+// and makes every result its error.
 bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                              const ExecutionContext& context, int32_t count,
                              std::span<AsyncValue* const> arguments,
@@ -930,13 +930,17 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
   // One run of the kernels; false on a cancellation (every result is then
   // its error).
+  auto cancelled = [&] {
+    AsyncValue* cancel = request->GetCancelAsyncValue();
+    if (cancel == nullptr) [[likely]] return false;
+    for (auto& result : results) result = FormRef(cancel);
+    return true;
+  };
   auto run_once = [&] {
+    if (cancelled()) return false;  // also for a body without kernels
     for (uint32_t at = 0; at < num_kernels; ++at) {
-      if (at % kCancellationInterval == 0) [[unlikely]] {
-        if (AsyncValue* cancel = request->GetCancelAsyncValue()) {
-          for (auto& result : results) result = FormRef(cancel);
-          return false;
-        }
+      if (at % kCancellationInterval == kCancellationInterval - 1 && cancelled()) [[unlikely]] {
+        return false;
       }
       RunLineStep(plan, at, registers, attribute_pool);
     }
