@@ -416,9 +416,9 @@ KernelDefinition<AsyncKernelImplementation> Raw(
     std::vector<std::string_view> results = {}, bool variadic_results = true) {
   KernelSignature signature;
   signature.known = true;
-  signature.arguments = std::move(arguments);
-  signature.results = std::move(results);
-  signature.attributes = std::move(attributes);
+  signature.arguments.assign(arguments.begin(), arguments.end());
+  signature.results.assign(results.begin(), results.end());
+  signature.attributes.assign(attributes.begin(), attributes.end());
   signature.num_functions = functions;
   signature.variadic_arguments = true;
   signature.variadic_results = variadic_results;

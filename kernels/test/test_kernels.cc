@@ -553,7 +553,7 @@ KernelDefinition<AsyncKernelImplementation> Raw(AsyncKernelImplementation kernel
                                                 uint32_t functions = 0) {
   KernelSignature signature;
   signature.known = true;
-  signature.arguments = std::move(arguments);
+  signature.arguments.assign(arguments.begin(), arguments.end());
   signature.num_functions = functions;
   signature.variadic_arguments = true;
   signature.variadic_results = true;

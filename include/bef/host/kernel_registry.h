@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 
 namespace bef {
 
@@ -62,13 +63,16 @@ inline constexpr size_t kDirectResultSize = 8;
 inline constexpr uint32_t kMaxDirectArguments = 8;
 
 struct KernelSignature {
+  // Inline for the common sizes: hundreds of signatures are built at every
+  // process start (docs/performance.md), most with at most 3 arguments,
+  // 1 result and 8 attributes.
   // BEF type names; "" accepts any type.
-  std::vector<std::string_view> arguments;
-  std::vector<std::string_view> results;
+  absl::InlinedVector<std::string_view, 3> arguments;
+  absl::InlinedVector<std::string_view, 1> results;
   // The BEF attribute type each attribute is read as (0: not read through a
   // typed view). The loader verifies every attribute of a kernel with this
   // layout before the kernel can run.
-  std::vector<uint8_t> attributes;
+  absl::InlinedVector<uint8_t, 8> attributes;
   // Function references read (const Function* parameters).
   uint32_t num_functions = 0;
   // Further arguments / results / attributes of any type (RemainingArguments,
