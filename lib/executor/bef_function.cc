@@ -792,6 +792,15 @@ bool StraightLineMayStart(const ExecutionPlan& plan, RequestContext* request,
   return true;
 }
 
+// Charges the request's kernel budget, if any, for `runs` runs of every
+// kernel up front; false, charging nothing, when that could exhaust it (the
+// dataflow path then stops at the exact kernel).
+bool ChargeStraightLineBudget(const ExecutionPlan& plan, RequestContext* request,
+                              int64_t runs) {
+  return !request->has_kernel_budget() ||
+         request->TryConsumeKernelBudget(runs * static_cast<int64_t>(plan.line.size()));
+}
+
 // The payload registers of one straight-line run: on the stack when few,
 // else the thread's scratch registers.
 class StraightLineRegisters {
@@ -831,18 +840,13 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   RequestContext* request = context.request_context();
   if (!StraightLineMayStart(plan, request, arguments)) return false;
   const FunctionInfo& info = *plan.info;
-  // A budget is charged for every kernel up front, unless the run could
-  // exhaust it (the dataflow path then stops at the exact kernel).
-  if (request->has_kernel_budget() &&
-      !request->TryConsumeKernelBudget(static_cast<int64_t>(plan.direct.size()) - 1)) {
-    return false;
-  }
+  if (!ChargeStraightLineBudget(plan, request, 1)) return false;
   StraightLineRegisters storage(info.num_registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
-  uint32_t end = num_kernels;  // the position in plan.order of the first kernel not run
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
   // Runs order[begin, stop) on this thread, up to a cancellation (which
   // sets `end`).
   auto run_in_order = [&](uint32_t begin, uint32_t stop) {
@@ -915,11 +919,7 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   RequestContext* request = context.request_context();
   if (!StraightLineMayStart(plan, request, arguments)) return false;
   const FunctionInfo& info = *plan.info;
-  if (request->has_kernel_budget() &&
-      !request->TryConsumeKernelBudget(int64_t{count} *
-                                       (static_cast<int64_t>(plan.direct.size()) - 1))) {
-    return false;
-  }
+  if (!ChargeStraightLineBudget(plan, request, count)) return false;
   StraightLineRegisters storage(info.num_registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
@@ -927,7 +927,7 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   const uint32_t* result_registers = info.result_registers.data();
   const uint32_t* producers = plan.result_producers.data();
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const uint32_t num_kernels = static_cast<uint32_t>(plan.order.size());
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
   // One run of the kernels; false on a cancellation (every result is then
   // its error).
   auto cancelled = [&] {

@@ -104,7 +104,7 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   // level_begin[0] counted the (no) level-0 kernels: drop it.
   level_begin.erase(level_begin.begin());
   level_begin.push_back(position);
-  order.resize(position);
+  std::vector<uint32_t> order(position);
   std::vector<uint32_t> positions(direct.size(), 0);
   std::vector<uint32_t> next(level_begin.begin(), level_begin.end() - 1);
   for (size_t k = 1; k < direct.size(); ++k) {

@@ -72,7 +72,7 @@ struct ExecutionPlan {
   // (kAnyOperandType: not read as a payload).
   std::vector<uint16_t> argument_types;
   // Per function result: the kernel defining its register (0: an argument)
-  // and that kernel's position in `order`.
+  // and that kernel's position in `line`.
   std::vector<uint32_t> result_producers;
   std::vector<uint32_t> result_positions;
   // Straight line only: as many results as arguments, each of the payload
@@ -80,15 +80,13 @@ struct ExecutionPlan {
   // payload), so result i can be fed back as argument i without boxing
   // (tfrt.repeat.i32 bodies; BefFunction::ExecuteRepeated).
   bool loop_carried = false;
-  // The kernels by dataflow level (a kernel's level is one more than the
-  // deepest of its operands' producers; arguments are level 0), in function
-  // order within a level: kernels of one level are independent, so a wide
-  // level can be split between threads. Level l is
-  // order[level_begin[l], level_begin[l + 1]).
-  std::vector<uint32_t> order;
-  // The steps of `order`, in that order and compact (what a straight-line
-  // run streams through; types were checked when planning): line[i] runs
-  // kernel order[i], reading registers line_operands[first_operand, +num).
+  // The kernels as compact steps (what a straight-line run streams
+  // through; types were checked when planning), by dataflow level (a
+  // kernel's level is one more than the deepest of its operands' producers;
+  // arguments are level 0), in function order within a level: kernels of
+  // one level are independent, so a wide level can be split between
+  // threads. Level l is line[level_begin[l], level_begin[l + 1]); a step
+  // reads registers line_operands[first_operand, +num_operands).
   struct LineStep {
     void (*run)(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) = nullptr;
