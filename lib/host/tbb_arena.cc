@@ -3,6 +3,7 @@
 // the plugin libbef_tbb_arena.so.
 #include "lib/host/tbb_arena.h"
 
+#include <atomic>
 #include <memory>
 
 #include "oneapi/tbb/global_control.h"
@@ -34,8 +35,35 @@ void* Create(int compute_threads) {
   }
 }
 
+// The task TBB copies into its own storage and runs on a worker. TBB hands
+// the copy over inside libtbb, which is not built for ThreadSanitizer, so
+// the fields are atomics written with release and read with acquire (plain
+// moves on x86): that is what shows TSan the worker reads what the
+// enqueuing thread wrote, the copy included.
+class Call {
+ public:
+  Call(void (*run)(void*), void* argument) { Store(run, argument); }
+  Call(const Call& other) {
+    Store(other.run_.load(std::memory_order_acquire),
+          other.argument_.load(std::memory_order_acquire));
+  }
+  Call& operator=(const Call&) = delete;
+  void operator()() const {
+    void (*run)(void*) = run_.load(std::memory_order_acquire);
+    run(argument_.load(std::memory_order_acquire));
+  }
+
+ private:
+  void Store(void (*run)(void*), void* argument) {
+    argument_.store(argument, std::memory_order_release);
+    run_.store(run, std::memory_order_release);
+  }
+  std::atomic<void (*)(void*)> run_{nullptr};
+  std::atomic<void*> argument_{nullptr};
+};
+
 void Enqueue(void* arena, void (*run)(void*), void* argument) {
-  static_cast<Arena*>(arena)->arena.enqueue([run, argument] { run(argument); });
+  static_cast<Arena*>(arena)->arena.enqueue(Call(run, argument));
 }
 
 void Destroy(void* arena) {
