@@ -777,15 +777,15 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
 // Whether a straight-line run may start: the arguments are available and
 // of the payload types the kernels read, and the request is neither
 // cancelled nor traced. Otherwise the dataflow executor runs the function.
-bool StraightLineMayStart(const ExecutionPlan& plan, RequestContext* request,
-                          std::span<AsyncValue* const> arguments) {
-  if (request->GetCancelAsyncValue() != nullptr || IsTracing()) return false;
-  const FunctionInfo& info = *plan.info;
-  if (arguments.size() != info.num_arguments) return false;
-  for (uint32_t a = 0; a < info.num_arguments; ++a) {
-    uint16_t type = plan.argument_types[a];
-    if (type != kAnyOperandType &&
-        (!arguments[a]->IsConcrete() || arguments[a]->type_id() != type)) {
+[[gnu::always_inline]] inline bool StraightLineMayStart(const ExecutionPlan& plan,
+                                                       RequestContext* request,
+                                                       std::span<AsyncValue* const> arguments) {
+  if (request->GetCancelAsyncValue() != nullptr || IsTracing() ||
+      arguments.size() != plan.info->num_arguments) [[unlikely]] {
+    return false;
+  }
+  for (uint32_t a : plan.typed_arguments) {
+    if (!arguments[a]->IsConcrete() || arguments[a]->type_id() != plan.argument_types[a]) {
       return false;
     }
   }
@@ -795,8 +795,9 @@ bool StraightLineMayStart(const ExecutionPlan& plan, RequestContext* request,
 // Charges the request's kernel budget, if any, for `runs` runs of every
 // kernel up front; false, charging nothing, when that could exhaust it (the
 // dataflow path then stops at the exact kernel).
-bool ChargeStraightLineBudget(const ExecutionPlan& plan, RequestContext* request,
-                              int64_t runs) {
+[[gnu::always_inline]] inline bool ChargeStraightLineBudget(const ExecutionPlan& plan,
+                                                           RequestContext* request,
+                                                           int64_t runs) {
   return !request->has_kernel_budget() ||
          request->TryConsumeKernelBudget(runs * static_cast<int64_t>(plan.line.size()));
 }
@@ -816,10 +817,8 @@ class StraightLineRegisters {
   // registers. A direct operand's payload is at most kDirectResultSize
   // bytes, and the value object extends at least that far past its header.
   void LoadArguments(const ExecutionPlan& plan, std::span<AsyncValue* const> arguments) {
-    for (uint32_t a = 0; a < arguments.size(); ++a) {
-      if (plan.argument_types[a] != kAnyOperandType) {
-        std::memcpy(registers_[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
-      }
+    for (uint32_t a : plan.typed_arguments) {
+      std::memcpy(registers_[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
     }
   }
 
@@ -829,62 +828,65 @@ class StraightLineRegisters {
   PayloadRegister* registers_;
 };
 
-// Runs a straight-line function; false, with nothing done, when the
-// dataflow executor must run it (StraightLineMayStart, or the request's
-// kernel budget would run out on the way).
-// A cancellation noticed on the way makes the results of the kernels not
-// run yet the cancellation's error, as the dataflow executor does.
-bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
-                     const ExecutionContext& context, std::span<AsyncValue* const> arguments,
-                     std::span<RCReference<AsyncValue>> results) {
-  RequestContext* request = context.request_context();
-  if (!StraightLineMayStart(plan, request, arguments)) return false;
-  const FunctionInfo& info = *plan.info;
-  if (!ChargeStraightLineBudget(plan, request, 1)) return false;
-  StraightLineRegisters storage(info.num_registers);
-  PayloadRegister* registers = storage.get();
-  storage.LoadArguments(plan, arguments);
-  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
-  uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
-  // Runs order[begin, stop) on this thread, up to a cancellation (which
-  // sets `end`).
-  auto run_in_order = [&](uint32_t begin, uint32_t stop) {
-    for (uint32_t at = begin; at < stop; ++at) {
-      if (at % kCancellationInterval == kCancellationInterval - 1 &&
-          request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
-        end = at;
-        return;
-      }
+// Runs line[begin, stop) on this thread; returns the position of the first
+// kernel not run (stop, unless a cancellation stopped it). Cancellation is
+// looked at before every kCancellationInterval kernels but the first (the
+// caller looked just before).
+uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
+                      PayloadRegister* registers, const uint8_t* attribute_pool,
+                      RequestContext* request) {
+  for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
+    if (block != begin && request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
+      return block;
+    }
+    const uint32_t block_end = std::min<uint32_t>(stop, block + kCancellationInterval);
+    for (uint32_t at = block; at < block_end; ++at) {
       RunLineStep(plan, at, registers, attribute_pool);
     }
-  };
-  HostContext* host = context.host();
-  if (plan.widest_level < kParallelLevel || host->GetNumWorkerThreads() < 2) {
-    run_in_order(0, num_kernels);
-  } else {
-    // Level by level; a wide level is split between threads and looks at
-    // the cancellation only before it starts.
-    auto parallel = std::make_shared<ParallelRun>();
-    parallel->plan = &plan;
-    parallel->registers = registers;
-    parallel->attribute_pool = attribute_pool;
-    for (uint32_t level = 0; level + 1 < plan.level_begin.size() && end == num_kernels;
-         ++level) {
-      uint32_t begin = plan.level_begin[level];
-      uint32_t stop = plan.level_begin[level + 1];
-      if (stop - begin >= kParallelLevel) {
-        if (request->GetCancelAsyncValue() != nullptr) {
-          end = begin;
-          break;
-        }
-        parallel->RunLevel(level, host);
-      } else {
-        run_in_order(begin, stop);
-      }
-    }
-    parallel->finished.store(true, std::memory_order_release);
   }
+  return stop;
+}
+
+// Runs the line level by level; a wide level is split between the work
+// queue's threads and looks at the cancellation only before it starts.
+// Returns as RunLineRange.
+[[gnu::noinline]] uint32_t RunLevelsInParallel(const ExecutionPlan& plan,
+                                               PayloadRegister* registers,
+                                               const uint8_t* attribute_pool,
+                                               RequestContext* request, HostContext* host) {
+  auto parallel = std::make_shared<ParallelRun>();
+  parallel->plan = &plan;
+  parallel->registers = registers;
+  parallel->attribute_pool = attribute_pool;
+  uint32_t end = static_cast<uint32_t>(plan.line.size());
+  for (uint32_t level = 0; level + 1 < plan.level_begin.size(); ++level) {
+    uint32_t begin = plan.level_begin[level];
+    uint32_t stop = plan.level_begin[level + 1];
+    if (stop - begin >= kParallelLevel) {
+      if (request->GetCancelAsyncValue() != nullptr) {
+        end = begin;
+        break;
+      }
+      parallel->RunLevel(level, host);
+    } else if (uint32_t ran_to = RunLineRange(plan, begin, stop, registers, attribute_pool,
+                                              request);
+               ran_to != stop) {
+      end = ran_to;
+      break;
+    }
+  }
+  parallel->finished.store(true, std::memory_order_release);
+  return end;
+}
+
+// The results of a straight-line run that stopped at position `end` of the
+// line, or returns an argument or a register twice.
+[[gnu::noinline]] void SetStraightLineResults(const ExecutionPlan& plan, uint32_t end,
+                                              const PayloadRegister* registers,
+                                              RequestContext* request,
+                                              std::span<AsyncValue* const> arguments,
+                                              std::span<RCReference<AsyncValue>> results) {
+  const FunctionInfo& info = *plan.info;
   for (size_t i = 0; i < results.size(); ++i) {
     uint32_t reg = info.result_registers[i];
     uint32_t producer = plan.result_producers[i];
@@ -900,6 +902,42 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     } else {
       results[i] = TakeRef(plan.direct[producer].box(registers[reg].bytes));
     }
+  }
+}
+
+// Runs a straight-line function; false, with nothing done, when the
+// dataflow executor must run it (StraightLineMayStart, or the request's
+// kernel budget would run out on the way).
+// A cancellation noticed on the way makes the results of the kernels not
+// run yet the cancellation's error, as the dataflow executor does.
+bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                     const ExecutionContext& context, std::span<AsyncValue* const> arguments,
+                     std::span<RCReference<AsyncValue>> results) {
+  RequestContext* request = context.request_context();
+  if (!StraightLineMayStart(plan, request, arguments)) return false;
+  if (!ChargeStraightLineBudget(plan, request, 1)) return false;
+  StraightLineRegisters storage(plan.info->num_registers);
+  PayloadRegister* registers = storage.get();
+  storage.LoadArguments(plan, arguments);
+  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
+  if (num_kernels <= kCancellationInterval) {
+    for (uint32_t at = 0; at < num_kernels; ++at) {
+      RunLineStep(plan, at, registers, attribute_pool);
+    }
+  } else if (plan.widest_level < kParallelLevel || context.host()->GetNumWorkerThreads() < 2) {
+    end = RunLineRange(plan, 0, num_kernels, registers, attribute_pool, request);
+  } else {
+    end = RunLevelsInParallel(plan, registers, attribute_pool, request, context.host());
+  }
+  if (plan.results_boxed_directly && end == num_kernels) [[likely]] {
+    const uint32_t* result_registers = plan.info->result_registers.data();
+    for (size_t i = 0; i < results.size(); ++i) {
+      results[i] = TakeRef(plan.result_boxers[i](registers[result_registers[i]].bytes));
+    }
+  } else {
+    SetStraightLineResults(plan, end, registers, request, arguments, results);
   }
   return true;
 }
@@ -937,12 +975,13 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
     return true;
   };
   auto run_once = [&] {
-    if (cancelled()) return false;  // also for a body without kernels
-    for (uint32_t at = 0; at < num_kernels; ++at) {
-      if (at % kCancellationInterval == kCancellationInterval - 1 && cancelled()) [[unlikely]] {
-        return false;
+    for (uint32_t block = 0; block == 0 || block < num_kernels;
+         block += kCancellationInterval) {
+      if (cancelled()) [[unlikely]] return false;  // also for a body without kernels
+      const uint32_t block_end = std::min<uint32_t>(num_kernels, block + kCancellationInterval);
+      for (uint32_t at = block; at < block_end; ++at) {
+        RunLineStep(plan, at, registers, attribute_pool);
       }
-      RunLineStep(plan, at, registers, attribute_pool);
     }
     return true;
   };

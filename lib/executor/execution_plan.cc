@@ -122,9 +122,17 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
       line_operands.push_back(operands[step.first_operand + i].reg);
     }
   }
+  for (uint32_t a = 0; a < function.num_arguments; ++a) {
+    if (argument_types[a] != kAnyOperandType) typed_arguments.push_back(a);
+  }
+  results_boxed_directly = true;
+  std::vector<bool> returned(function.num_registers, false);
   for (uint32_t reg : function.result_registers) {
     result_producers.push_back(producers[reg]);
     result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);
+    result_boxers.push_back(direct[producers[reg]].box);
+    results_boxed_directly &= producers[reg] != 0 && !returned[reg];
+    returned[reg] = true;
   }
   loop_carried = function.result_registers.size() == function.num_arguments;
   for (uint32_t i = 0; i < function.num_arguments && loop_carried; ++i) {

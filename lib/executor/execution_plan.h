@@ -71,10 +71,18 @@ struct ExecutionPlan {
   // Straight line only. Per argument: the payload type kernels read it as
   // (kAnyOperandType: not read as a payload).
   std::vector<uint16_t> argument_types;
+  // Straight line only: the arguments read as payloads (their types are
+  // in argument_types), the ones a run has to check.
+  std::vector<uint32_t> typed_arguments;
   // Per function result: the kernel defining its register (0: an argument)
   // and that kernel's position in `line`.
   std::vector<uint32_t> result_producers;
   std::vector<uint32_t> result_positions;
+  // Straight line only: every result is a kernel's, and no register is
+  // returned twice, so a completed run boxes result i straight from its
+  // register with result_boxers[i] (the producer's DirectKernel::box).
+  bool results_boxed_directly = false;
+  std::vector<AsyncValue* (*)(const void*)> result_boxers;
   // Straight line only: as many results as arguments, each of the payload
   // type its argument is read as (or the argument is not read as a
   // payload), so result i can be fed back as argument i without boxing

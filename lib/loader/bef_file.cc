@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <iterator>
 
 #include "absl/strings/cord.h"
