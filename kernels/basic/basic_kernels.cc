@@ -211,6 +211,6 @@ void PrintToStdout(std::string_view text) {
   std::fflush(stdout);
 }
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterBasicKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterBasicKernels, "tfrt");
 
 }  // namespace bef

@@ -441,7 +441,7 @@ void RegisterControlFlowKernels(KernelRegistry* registry) {
                       Raw(&ParallelFor, {"i32", "i32", "i32"}, 1, {}, {"!tfrt.chain"}, false));
 }
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterControlFlowKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterControlFlowKernels, "tfrt");
 
 }  // namespace
 }  // namespace bef

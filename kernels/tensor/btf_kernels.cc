@@ -291,6 +291,6 @@ void RegisterBtfKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterBtfKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterBtfKernels, "btf");
 
 }  // namespace bef

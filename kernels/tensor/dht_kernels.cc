@@ -384,6 +384,6 @@ void RegisterDenseHostTensorKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterDenseHostTensorKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterDenseHostTensorKernels, "tfrt_dht");
 
 }  // namespace bef

@@ -101,6 +101,6 @@ void RegisterOpAttributeKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterOpAttributeKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterOpAttributeKernels, "corert", "tfrt_test");
 
 }  // namespace bef

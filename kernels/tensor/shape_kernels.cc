@@ -171,6 +171,6 @@ void RegisterShapeKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterShapeKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterShapeKernels, "ts");
 
 }  // namespace bef

@@ -202,6 +202,6 @@ void RegisterSparseAndStringKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterSparseAndStringKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterSparseAndStringKernels, "coo", "tfrt_sht");
 
 }  // namespace bef

@@ -133,6 +133,6 @@ void RegisterTensorKernels(KernelRegistry* registry) {
 
 }  // namespace
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterTensorKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterTensorKernels, "tfrt_dht", "tfrt_test");
 
 }  // namespace bef

@@ -231,7 +231,7 @@ void RegisterBenchmarkKernel(KernelRegistry* registry) {
   signature.variadic_attributes = true;
   registry->AddKernel("tfrt_test.benchmark", {&Benchmark, signature});
 }
-BEF_STATIC_KERNEL_REGISTRATION(RegisterBenchmarkKernel);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterBenchmarkKernel, "tfrt_test");
 
 }  // namespace
 }  // namespace bef

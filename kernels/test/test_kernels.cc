@@ -642,7 +642,7 @@ void RegisterTestKernels(KernelRegistry* registry) {
                           {&SyncSumAttributes, sum_signature});
 }
 
-BEF_STATIC_KERNEL_REGISTRATION(RegisterTestKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterTestKernels, "tfrt_test");
 
 }  // namespace
 }  // namespace bef

@@ -72,7 +72,7 @@ void RegisterValueTrackingKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_tutorial.create_coordinate", BEF_KERNEL(CreateCoordinate));
   registry->AddKernel("tfrt_tutorial.print_coordinate", BEF_KERNEL(PrintCoordinate));
 }
-BEF_STATIC_KERNEL_REGISTRATION(RegisterValueTrackingKernels);
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterValueTrackingKernels, "tfrt_tutorial", "vt");
 
 // ---- Native functions (host-dialects.md §3.6).
 // Native functions have no frame: they check their operands themselves.

@@ -1,7 +1,9 @@
 #include "bef/host/kernel_registry.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "bef/host/native_function.h"
@@ -9,8 +11,13 @@
 namespace bef {
 namespace {
 
-std::vector<KernelRegistration>& StaticKernelRegistrations() {
-  static auto* registrations = new std::vector<KernelRegistration>();
+struct StaticRegistration {
+  KernelRegistration registration;
+  std::span<const std::string_view> dialects;  // empty: not deferred
+};
+
+std::vector<StaticRegistration>& StaticKernelRegistrations() {
+  static auto* registrations = new std::vector<StaticRegistration>();
   return *registrations;
 }
 
@@ -22,6 +29,15 @@ std::vector<NativeFunctionRegistration>& StaticNativeRegistrations() {
 }  // namespace
 
 KernelEntry& KernelRegistry::Entry(std::string_view name) {
+  if (running_deferred_) {
+    // A deferred registration adding a kernel of a dialect it did not
+    // declare: a lookup of it could miss.
+    assert(std::find(running_dialects_.begin(), running_dialects_.end(), DialectOf(name)) !=
+               running_dialects_.end() &&
+           "a deferred kernel registration adds a kernel of an undeclared dialect");
+  } else if (deferred_pending_.load(std::memory_order_relaxed) != 0) {
+    RunDeferred(DialectOf(name), /*every_dialect=*/false);
+  }
   auto found = kernels_.find(name);
   if (found != kernels_.end()) return *found->second;
   if (name_bytes_left_ < name.size()) {
@@ -70,12 +86,59 @@ void KernelRegistry::AddSyncKernel(std::string_view name,
   AddSyncKernel(name, KernelDefinition<SyncKernelImplementation>{implementation, {}});
 }
 
+void KernelRegistry::AddDeferredRegistration(KernelRegistration registration,
+                                             std::span<const std::string_view> dialects) {
+  deferred_.push_back({registration, dialects});
+  deferred_pending_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void KernelRegistry::RunDeferred(std::string_view dialect, bool every_dialect) {
+  if (running_deferred_) return;
+  // By index: a registration may defer another.
+  for (size_t i = 0; i < deferred_.size(); ++i) {
+    if (deferred_[i].ran) continue;
+    std::span<const std::string_view> dialects = deferred_[i].dialects;
+    if (!every_dialect && std::find(dialects.begin(), dialects.end(), dialect) == dialects.end()) {
+      continue;
+    }
+    deferred_[i].ran = true;
+    running_deferred_ = true;
+    running_dialects_ = dialects;
+    deferred_[i].registration(this);
+    running_deferred_ = false;
+    // Publishes the kernels added to lookups that see no pending one.
+    deferred_pending_.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+void KernelRegistry::RunDeferredForLookup(std::string_view dialect, bool every_dialect) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const_cast<KernelRegistry*>(this)->RunDeferred(dialect, every_dialect);
+}
+
 const KernelEntry* KernelRegistry::Find(std::string_view name) const {
+  if (deferred_pending_.load(std::memory_order_acquire) != 0) [[unlikely]] {
+    // Looked up under the lock too: another lookup may be adding kernels.
+    RunDeferredForLookup(DialectOf(name), /*every_dialect=*/false);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = kernels_.find(name);
+    return it == kernels_.end() ? nullptr : it->second;
+  }
   auto it = kernels_.find(name);
   return it == kernels_.end() ? nullptr : it->second;
 }
 
+size_t KernelRegistry::size() const {
+  if (deferred_pending_.load(std::memory_order_acquire) != 0) {
+    RunDeferredForLookup({}, /*every_dialect=*/true);
+  }
+  return kernels_.size();
+}
+
 std::vector<std::string> KernelRegistry::Names() const {
+  if (deferred_pending_.load(std::memory_order_acquire) != 0) {
+    RunDeferredForLookup({}, /*every_dialect=*/true);
+  }
   std::vector<std::string> names;
   for (const auto& [name, entry] : kernels_) names.emplace_back(name);
   std::sort(names.begin(), names.end());
@@ -83,15 +146,23 @@ std::vector<std::string> KernelRegistry::Names() const {
 }
 
 bool AddStaticKernelRegistration(KernelRegistration registration) {
-  StaticKernelRegistrations().push_back(registration);
+  StaticKernelRegistrations().push_back({registration, {}});
+  return true;
+}
+
+bool AddStaticKernelRegistration(KernelRegistration registration,
+                                 std::span<const std::string_view> dialects) {
+  StaticKernelRegistrations().push_back({registration, dialects});
   return true;
 }
 
 void RegisterStaticKernels(KernelRegistry* registry) {
-  // About as many kernels as bef_executor links (the map grows past it).
-  registry->Reserve(512);
-  for (KernelRegistration registration : StaticKernelRegistrations()) {
-    registration(registry);
+  for (const StaticRegistration& each : StaticKernelRegistrations()) {
+    if (each.dialects.empty()) {
+      each.registration(registry);
+    } else {
+      registry->AddDeferredRegistration(each.registration, each.dialects);
+    }
   }
 }
 

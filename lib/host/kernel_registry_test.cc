@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -51,6 +53,77 @@ TEST(KernelRegistryTest, AsyncAndSyncShareOneEntry) {
   EXPECT_EQ(entry->async_implementation, &Second);
   EXPECT_EQ(entry->sync_implementation, &Sync);
   EXPECT_EQ(registry.size(), 1u);
+}
+
+
+int first_runs = 0;
+int second_runs = 0;
+void RegisterFirstDialect(KernelRegistry* registry) {
+  ++first_runs;
+  registry->AddKernel("first.one", &First);
+  registry->AddKernel("shared.one", &First);
+}
+void RegisterSecondDialect(KernelRegistry* registry) {
+  ++second_runs;
+  registry->AddKernel("second.one", &Second);
+  registry->AddKernel("shared.one", &Second);  // registered later: wins
+}
+constexpr std::string_view kFirstDialects[] = {"first", "shared"};
+constexpr std::string_view kSecondDialects[] = {"second", "shared"};
+
+TEST(KernelRegistryTest, DeferredRegistrationsRunOnFirstUseOfTheirDialect) {
+  first_runs = second_runs = 0;
+  KernelRegistry registry;
+  registry.AddDeferredRegistration(&RegisterFirstDialect, kFirstDialects);
+  registry.AddDeferredRegistration(&RegisterSecondDialect, kSecondDialects);
+  EXPECT_EQ(registry.Find("other.one"), nullptr);
+  EXPECT_EQ(first_runs + second_runs, 0);
+  ASSERT_NE(registry.Find("first.one"), nullptr);
+  EXPECT_EQ(first_runs, 1);
+  EXPECT_EQ(second_runs, 0);
+  EXPECT_EQ(registry.Find("first.two"), nullptr);
+  EXPECT_EQ(first_runs, 1);  // once only
+  // A dialect both declare: both run, in the order they were deferred.
+  const KernelEntry* shared = registry.Find("shared.one");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->async_implementation, &Second);
+  EXPECT_EQ(second_runs, 1);
+  EXPECT_EQ(registry.size(), 3u);
+}
+
+TEST(KernelRegistryTest, AddingAKernelRunsItsDialectFirst) {
+  first_runs = second_runs = 0;
+  KernelRegistry registry;
+  registry.AddDeferredRegistration(&RegisterFirstDialect, kFirstDialects);
+  registry.AddDeferredRegistration(&RegisterSecondDialect, kSecondDialects);
+  // Added after the deferred ones: replaces theirs, as if they had run.
+  registry.AddKernel("first.one", &Second);
+  EXPECT_EQ(first_runs, 1);
+  EXPECT_EQ(second_runs, 0);
+  EXPECT_EQ(registry.Find("first.one")->async_implementation, &Second);
+  // Listing names runs every deferred registration.
+  std::vector<std::string> names = registry.Names();
+  EXPECT_EQ(second_runs, 1);
+  EXPECT_EQ(names, (std::vector<std::string>{"first.one", "second.one", "shared.one"}));
+}
+
+TEST(KernelRegistryTest, ConcurrentLookupsRunEachDeferredRegistrationOnce) {
+  first_runs = second_runs = 0;
+  KernelRegistry registry;
+  registry.AddDeferredRegistration(&RegisterFirstDialect, kFirstDialects);
+  registry.AddDeferredRegistration(&RegisterSecondDialect, kSecondDialects);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&registry, t] {
+      for (int i = 0; i < 100; ++i) {
+        const KernelEntry* entry = registry.Find((t + i) % 2 == 0 ? "first.one" : "second.one");
+        EXPECT_NE(entry, nullptr);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(first_runs, 1);
+  EXPECT_EQ(second_runs, 1);
 }
 
 }  // namespace

@@ -5,11 +5,23 @@
 // BefFile loader resolves every kernel name of a file against it once, at
 // load). A signature lists the BEF type names of the arguments and results
 // ("" accepts any type), so the loader can check a file's register types.
+//
+// Deferred registration: a library whose kernel names all belong to known
+// dialects (the part of the name before the first '.': "tfrt_dht" for
+// tfrt_dht.make_tensor.i32) registers with
+// BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS, and the registry runs it only
+// when a kernel of one of those dialects is first looked up or added (or all
+// names are listed). A process pays at start-up only for the kernel
+// libraries its programs use: registering every kernel bef_executor links
+// was most of its own start-up work (docs/performance.md).
 #ifndef BEF_HOST_KERNEL_REGISTRY_H_
 #define BEF_HOST_KERNEL_REGISTRY_H_
 
-#include <memory>
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,8 +113,18 @@ struct KernelEntry {
   KernelSignature sync_signature;
 };
 
+class KernelRegistry;
+using KernelRegistration = void (*)(KernelRegistry* registry);
+
+// Adding kernels (AddKernel, AddSyncKernel, AddDeferredRegistration) must not
+// race with anything else on the registry; lookups (Find) may run
+// concurrently with each other, including the deferred registrations they
+// trigger.
 class KernelRegistry {
  public:
+  // Adding a kernel of a dialect first runs that dialect's deferred
+  // registrations, so a kernel added later replaces a deferred one of the
+  // same name, as if every registration had run up front.
   void AddKernel(std::string_view name,
                  KernelDefinition<AsyncKernelImplementation> definition);
   void AddKernel(std::string_view name, AsyncKernelImplementation implementation);
@@ -111,18 +133,51 @@ class KernelRegistry {
   void AddSyncKernel(std::string_view name,
                      SyncKernelImplementation implementation);
 
+  // Runs `registration` the first time a kernel of one of `dialects` is
+  // looked up or added, or all names are listed. Every kernel it adds must
+  // be of one of `dialects` (otherwise a lookup of it may miss); `dialects`
+  // must outlive the registry (string literals). Registrations run in the
+  // order they were deferred.
+  void AddDeferredRegistration(KernelRegistration registration,
+                               std::span<const std::string_view> dialects);
+
   // Room for `kernels` more entries without rehashing.
   void Reserve(size_t kernels) { kernels_.reserve(kernels_.size() + kernels); }
 
   // Null when `name` is not registered. The entry is stable for the
-  // registry's lifetime.
+  // registry's lifetime. Runs the deferred registrations of `name`'s dialect
+  // first.
   const KernelEntry* Find(std::string_view name) const;
-  size_t size() const { return kernels_.size(); }
+  // Deferred registrations that have not run yet.
+  size_t num_deferred_pending() const {
+    return deferred_pending_.load(std::memory_order_acquire);
+  }
+  // Both run every deferred registration first.
+  size_t size() const;
   std::vector<std::string> Names() const;
 
+  // The dialect of a kernel name: what precedes its first '.' (the whole
+  // name if it has none).
+  static std::string_view DialectOf(std::string_view name) {
+    return name.substr(0, name.find('.'));
+  }
+
  private:
+  struct Deferred {
+    KernelRegistration registration;
+    std::span<const std::string_view> dialects;
+    bool ran = false;
+  };
+
   // The entry of `name`, created (empty) on first use.
   KernelEntry& Entry(std::string_view name);
+  // Runs the deferred registrations of `dialect` (all of them when
+  // `every_dialect`), unless one is running already (it is adding kernels).
+  void RunDeferred(std::string_view dialect, bool every_dialect);
+  // Find, size and Names are logically const: running a deferred
+  // registration only makes the registry what it would have been had it run
+  // up front. Serialized by mutex_ while any is pending.
+  void RunDeferredForLookup(std::string_view dialect, bool every_dialect) const;
 
   // Registering every kernel is most of bef_executor's own start-up work,
   // so entries and names live in blocks (a few allocations for hundreds of
@@ -137,13 +192,24 @@ class KernelRegistry {
   // Keys point into name_blocks_ (or, for names longer than a block, their
   // own block).
   absl::flat_hash_map<std::string_view, KernelEntry*> kernels_;
-};
 
-using KernelRegistration = void (*)(KernelRegistry* registry);
+  std::vector<Deferred> deferred_;
+  // Deferred registrations not run yet; lookups take mutex_ while nonzero.
+  std::atomic<size_t> deferred_pending_{0};
+  // While a deferred registration runs: whether, and its dialects.
+  bool running_deferred_ = false;
+  std::span<const std::string_view> running_dialects_;
+  mutable std::mutex mutex_;
+};
 
 // Adds `registration` to the list RegisterStaticKernels runs.
 bool AddStaticKernelRegistration(KernelRegistration registration);
-// Runs every static registration on `registry`.
+// Adds `registration` to the list RegisterStaticKernels defers (see
+// KernelRegistry::AddDeferredRegistration); `dialects` is static storage.
+bool AddStaticKernelRegistration(KernelRegistration registration,
+                                 std::span<const std::string_view> dialects);
+// Runs every static registration on `registry`, or defers it to the first
+// use of its dialects.
 void RegisterStaticKernels(KernelRegistry* registry);
 
 #define BEF_STATIC_KERNEL_REGISTRATION(function) \
@@ -153,6 +219,18 @@ void RegisterStaticKernels(KernelRegistry* registry);
 #define BEF_STATIC_KERNEL_REGISTRATION_IMPL2(function, counter)        \
   [[maybe_unused]] static const bool bef_kernel_registration_##counter = \
       ::bef::AddStaticKernelRegistration(function)
+
+// A registration whose kernels all belong to the dialects listed (string
+// literals), run on the first use of one of them:
+//   BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterShapeKernels, "ts");
+#define BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(function, ...) \
+  BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS_IMPL(function, __COUNTER__, __VA_ARGS__)
+#define BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS_IMPL(function, counter, ...) \
+  BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS_IMPL2(function, counter, __VA_ARGS__)
+#define BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS_IMPL2(function, counter, ...)   \
+  static constexpr ::std::string_view bef_kernel_dialects_##counter[] = {__VA_ARGS__}; \
+  [[maybe_unused]] static const bool bef_kernel_registration_##counter =              \
+      ::bef::AddStaticKernelRegistration(function, bef_kernel_dialects_##counter)
 
 }  // namespace bef
 
