@@ -102,6 +102,9 @@ void KernelRegistry::RunDeferred(std::string_view dialect, bool every_dialect) {
       continue;
     }
     deferred_[i].ran = true;
+    // Room for a few kernel libraries up front: growing the table rehashes
+    // every name.
+    if (kernels_.capacity() < 256) kernels_.reserve(256);
     running_deferred_ = true;
     running_dialects_ = dialects;
     deferred_[i].registration(this);

@@ -331,6 +331,13 @@ bool CheckArgumentTypes(AsyncKernelFrame* frame) {
 
 namespace internal {
 
+// Reserves room for `count` elements of an inlined vector only past its
+// inline room (the inline check is the common case, and stays inline).
+template <typename InlinedVector>
+void ReserveBeyondInline(InlinedVector& vector, size_t count) {
+  if (count > vector.capacity()) vector.reserve(count);
+}
+
 enum class ParameterKind {
   kArgument,
   kAttribute,
@@ -740,13 +747,17 @@ struct KernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
-    // Sized once (registration is start-up work for every process).
-    signature.arguments.reserve(
+    // Sized once (registration is start-up work) where the inline room is
+    // not enough.
+    ReserveBeyondInline(
+        signature.arguments,
         (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kArgument)));
-    signature.results.reserve(
+    ReserveBeyondInline(
+        signature.results,
         (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kResult)) +
-        !std::is_void_v<Return>);
-    signature.attributes.reserve(
+            !std::is_void_v<Return>);
+    ReserveBeyondInline(
+        signature.attributes,
         (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kAttribute)));
     [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
@@ -977,9 +988,11 @@ struct SyncKernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
-    signature.arguments.reserve(
+    ReserveBeyondInline(
+        signature.arguments,
         (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kArgument)));
-    signature.attributes.reserve(
+    ReserveBeyondInline(
+        signature.attributes,
         (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kAttribute)));
     [[maybe_unused]] auto add = [&signature](auto tag) {
       using P = typename decltype(tag)::type;
