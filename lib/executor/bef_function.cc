@@ -678,19 +678,49 @@ constexpr size_t kCancellationInterval = 64;
 constexpr uint32_t kParallelChunk = 1024;
 constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
 
-// Runs the kernel at position `at` of the plan's order.
-[[gnu::always_inline]] inline void RunLineStep(const ExecutionPlan& plan, uint32_t at,
-                                               PayloadRegister* registers,
-                                               const uint8_t* attribute_pool) {
-  const ExecutionPlan::LineStep& step = plan.line[at];
-  const uint32_t* operand_registers = plan.line_operands.data() + step.first_operand;
-  const void* payloads[kMaxDirectArguments];
-  for (uint32_t i = 0; i < step.num_operands; ++i) {
-    payloads[i] = registers[operand_registers[i]].bytes;
+// Runs the steps of a straight-line plan on one set of registers. A local
+// copy keeps these pointers in machine registers across the kernels' calls
+// (through the plan they would be reloaded after every call).
+struct LineCursor {
+  LineCursor(const ExecutionPlan& plan, PayloadRegister* registers,
+             const uint8_t* attribute_pool)
+      : steps(plan.line.data()),
+        operands(plan.line_operands.data()),
+        attribute_pool(attribute_pool),
+        registers(registers) {}
+
+  // Runs the kernel at position `at` of the line.
+  [[gnu::always_inline]] void Run(uint32_t at) const {
+    const ExecutionPlan::LineStep& step = steps[at];
+    const uint32_t* operand_registers = operands + step.first_operand;
+    const void* payloads[kMaxDirectArguments];
+    switch (step.num_operands) {  // most kernels read one or two
+      case 2:
+        payloads[1] = registers[operand_registers[1]].bytes;
+        [[fallthrough]];
+      case 1:
+        payloads[0] = registers[operand_registers[0]].bytes;
+        [[fallthrough]];
+      case 0:
+        break;
+      default:
+        for (uint32_t i = 0; i < step.num_operands; ++i) {
+          payloads[i] = registers[operand_registers[i]].bytes;
+        }
+    }
+    step.run(payloads, attribute_pool, step.attribute_offsets,
+             registers[step.result_register].bytes);
   }
-  step.run(payloads, attribute_pool, step.attribute_offsets,
-           registers[step.result_register].bytes);
-}
+  // Runs line[begin, end).
+  [[gnu::always_inline]] void Run(uint32_t begin, uint32_t end) const {
+    for (uint32_t at = begin; at < end; ++at) Run(at);
+  }
+
+  const ExecutionPlan::LineStep* steps;
+  const uint32_t* operands;
+  const uint8_t* attribute_pool;
+  PayloadRegister* registers;
+};
 
 // The wide levels of one straight-line run, shared with helper tasks on the
 // work queue's other threads. The running thread publishes one level at a
@@ -717,9 +747,7 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
   void RunChunk(uint32_t level, uint32_t chunk) {
     uint32_t first = plan->level_begin[level] + chunk * kParallelChunk;
     uint32_t last = std::min(plan->level_begin[level + 1], first + kParallelChunk);
-    for (uint32_t at = first; at < last; ++at) {
-      RunLineStep(*plan, at, registers, attribute_pool);
-    }
+    LineCursor(*plan, registers, attribute_pool).Run(first, last);
     // Publishes the chunk's registers to the running thread.
     done_chunks.fetch_add(1, std::memory_order_release);
   }
@@ -835,14 +863,12 @@ class StraightLineRegisters {
 uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
                       PayloadRegister* registers, const uint8_t* attribute_pool,
                       RequestContext* request) {
+  const LineCursor cursor(plan, registers, attribute_pool);
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
     if (block != begin && request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
       return block;
     }
-    const uint32_t block_end = std::min<uint32_t>(stop, block + kCancellationInterval);
-    for (uint32_t at = block; at < block_end; ++at) {
-      RunLineStep(plan, at, registers, attribute_pool);
-    }
+    cursor.Run(block, std::min<uint32_t>(stop, block + kCancellationInterval));
   }
   return stop;
 }
@@ -923,9 +949,7 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
   uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
   if (num_kernels <= kCancellationInterval) {
-    for (uint32_t at = 0; at < num_kernels; ++at) {
-      RunLineStep(plan, at, registers, attribute_pool);
-    }
+    LineCursor(plan, registers, attribute_pool).Run(0, num_kernels);
   } else if (plan.widest_level < kParallelLevel || context.host()->GetNumWorkerThreads() < 2) {
     end = RunLineRange(plan, 0, num_kernels, registers, attribute_pool, request);
   } else {
@@ -974,14 +998,12 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
     for (auto& result : results) result = FormRef(cancel);
     return true;
   };
+  const LineCursor cursor(plan, registers, attribute_pool);
   auto run_once = [&] {
     for (uint32_t block = 0; block == 0 || block < num_kernels;
          block += kCancellationInterval) {
       if (cancelled()) [[unlikely]] return false;  // also for a body without kernels
-      const uint32_t block_end = std::min<uint32_t>(num_kernels, block + kCancellationInterval);
-      for (uint32_t at = block; at < block_end; ++at) {
-        RunLineStep(plan, at, registers, attribute_pool);
-      }
+      cursor.Run(block, std::min<uint32_t>(num_kernels, block + kCancellationInterval));
     }
     return true;
   };

@@ -682,7 +682,11 @@ struct DirectParameter<Argument<T>> {
   [[gnu::always_inline]] static Argument<T> Build(const void* const* operands,
                                                   const uint8_t*, const uint32_t*,
                                                   size_t index) {
-    return Argument<T>(static_cast<T*>(const_cast<void*>(operands[index])));
+    T* payload = static_cast<T*>(const_cast<void*>(operands[index]));
+    // Never null in a direct call: the compiler drops Argument's value path
+    // (and the frame it needs), so a direct kernel is a leaf function.
+    if (payload == nullptr) __builtin_unreachable();
+    return Argument<T>(payload);
   }
 };
 template <typename T>
