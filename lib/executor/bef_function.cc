@@ -873,6 +873,23 @@ uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
   return stop;
 }
 
+// One run of a whole line of `num_kernels` steps (in a repeated run):
+// false, part run, on a cancellation, looked at before the run and every
+// kCancellationInterval kernels.
+[[gnu::always_inline]] inline bool RunLineOnce(const LineCursor& cursor, uint32_t num_kernels,
+                                               RequestContext* request) {
+  if (request->GetCancelAsyncValue() != nullptr) [[unlikely]] return false;
+  if (num_kernels <= kCancellationInterval) [[likely]] {
+    cursor.Run(0, num_kernels);
+    return true;
+  }
+  for (uint32_t block = 0; block < num_kernels; block += kCancellationInterval) {
+    if (block != 0 && request->GetCancelAsyncValue() != nullptr) [[unlikely]] return false;
+    cursor.Run(block, std::min<uint32_t>(num_kernels, block + kCancellationInterval));
+  }
+  return true;
+}
+
 // Runs the line level by level; a wide level is split between the work
 // queue's threads and looks at the cancellation only before it starts.
 // Returns as RunLineRange.
@@ -990,30 +1007,19 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   const uint32_t* producers = plan.result_producers.data();
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
   const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
-  // One run of the kernels; false on a cancellation (every result is then
-  // its error).
-  auto cancelled = [&] {
-    AsyncValue* cancel = request->GetCancelAsyncValue();
-    if (cancel == nullptr) [[likely]] return false;
-    for (auto& result : results) result = FormRef(cancel);
+  // On a cancellation every result is its error.
+  auto cancel_results = [&] {
+    for (auto& result : results) result = FormRef(request->GetCancelAsyncValue());
     return true;
   };
   const LineCursor cursor(plan, registers, attribute_pool);
-  auto run_once = [&] {
-    for (uint32_t block = 0; block == 0 || block < num_kernels;
-         block += kCancellationInterval) {
-      if (cancelled()) [[unlikely]] return false;  // also for a body without kernels
-      cursor.Run(block, std::min<uint32_t>(num_kernels, block + kCancellationInterval));
-    }
-    return true;
-  };
   bool returns_an_argument = false;
   for (uint32_t i = 0; i < num_values; ++i) returns_an_argument |= producers[i] == 0;
   if (!returns_an_argument) {
     // Every loop value is a kernel's result, in a register other than the
     // arguments': copied straight into argument i.
     for (int32_t run = 0; run < count; ++run) {
-      if (!run_once()) return true;
+      if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
       for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
     }
     for (uint32_t i = 0; i < num_values; ++i) {
@@ -1030,7 +1036,7 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   std::vector<AsyncValue*> next_origins(num_values);
   std::vector<uint32_t> next_boxers(num_values);
   for (int32_t run = 0; run < count; ++run) {
-    if (!run_once()) return true;
+    if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
     for (uint32_t i = 0; i < num_values; ++i) {
       uint32_t reg = result_registers[i];
       next_payloads[i] = registers[reg];
