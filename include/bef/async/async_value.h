@@ -63,9 +63,54 @@ inline constexpr uint16_t kMaxAsyncValueTypes = 4096;
 // Memory for AsyncValue objects: small sizes come from per-thread free
 // lists (no malloc on the executor's hot path), others from malloc. Blocks
 // are 16-aligned. Sanitizer builds use malloc only, so use-after-free
-// stays detectable.
-void* AllocateValueMemory(size_t size);
-void FreeValueMemory(void* pointer, size_t size);
+// stays detectable. Taking a block from the thread's list is inline (every
+// result value of the executor is allocated here); the rest is in
+// value_memory.cc.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kValueFreeLists = false;
+#else
+inline constexpr bool kValueFreeLists = true;
+#endif
+inline constexpr size_t kValueGranule = 16;
+// 16, 32, ..., 1024 bytes: values, waiter nodes, and the invocations of
+// small functions (loop and call bodies: a few hundred bytes each).
+inline constexpr size_t kValueSizeClasses = 64;
+struct FreeValueBlock {
+  FreeValueBlock* next;
+};
+// Trivial and constant-initialized, so every access is a plain
+// thread-local load (no initialization guard or wrapper call); the blocks
+// are freed at thread exit (value_memory.cc).
+struct ValueFreeLists {
+  FreeValueBlock* heads[kValueSizeClasses];
+  uint32_t counts[kValueSizeClasses];
+  bool cleanup_registered;
+  bool dead;  // the thread is exiting: malloc/free only from here on
+};
+extern constinit thread_local ValueFreeLists value_free_lists;
+void* AllocateValueMemoryFromMalloc(size_t size);
+void FreeValueMemoryToListOrMalloc(void* pointer, size_t size);
+
+inline size_t ValueSizeClass(size_t size) { return (size + kValueGranule - 1) / kValueGranule - 1; }
+
+inline void* AllocateValueMemory(size_t size) {
+  if constexpr (kValueFreeLists) {
+    const size_t index = ValueSizeClass(size);
+    if (index < kValueSizeClasses) {
+      ValueFreeLists& lists = value_free_lists;
+      FreeValueBlock* block = lists.heads[index];
+      if (block != nullptr) [[likely]] {
+        lists.heads[index] = block->next;
+        --lists.counts[index];
+        return block;
+      }
+    }
+  }
+  return AllocateValueMemoryFromMalloc(size);
+}
+inline void FreeValueMemory(void* pointer, size_t size) {
+  FreeValueMemoryToListOrMalloc(pointer, size);
+}
 extern AsyncValueTypeInfo async_value_types[kMaxAsyncValueTypes];
 uint16_t RegisterAsyncValueType(AsyncValueTypeInfo info);
 
