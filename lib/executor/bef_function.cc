@@ -860,10 +860,8 @@ class StraightLineRegisters {
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is
 // looked at before every kCancellationInterval kernels but the first (the
 // caller looked just before).
-uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
-                      PayloadRegister* registers, const uint8_t* attribute_pool,
+uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
                       RequestContext* request) {
-  const LineCursor cursor(plan, registers, attribute_pool);
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
     if (block != begin && request->GetCancelAsyncValue() != nullptr) [[unlikely]] {
       return block;
@@ -883,16 +881,13 @@ uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
     cursor.Run(0, num_kernels);
     return true;
   }
-  for (uint32_t block = 0; block < num_kernels; block += kCancellationInterval) {
-    if (block != 0 && request->GetCancelAsyncValue() != nullptr) [[unlikely]] return false;
-    cursor.Run(block, std::min<uint32_t>(num_kernels, block + kCancellationInterval));
-  }
-  return true;
+  return RunLineRange(cursor, 0, num_kernels, request) == num_kernels;
 }
 
 // Runs the line level by level; a wide level is split between the work
-// queue's threads and looks at the cancellation only before it starts.
-// Returns as RunLineRange.
+// queue's threads. Cancellation is looked at before every level and, in a
+// level run on this thread, every kCancellationInterval kernels. Returns as
+// RunLineRange.
 [[gnu::noinline]] uint32_t RunLevelsInParallel(const ExecutionPlan& plan,
                                                PayloadRegister* registers,
                                                const uint8_t* attribute_pool,
@@ -901,19 +896,18 @@ uint32_t RunLineRange(const ExecutionPlan& plan, uint32_t begin, uint32_t stop,
   parallel->plan = &plan;
   parallel->registers = registers;
   parallel->attribute_pool = attribute_pool;
+  const LineCursor cursor(plan, registers, attribute_pool);
   uint32_t end = static_cast<uint32_t>(plan.line.size());
   for (uint32_t level = 0; level + 1 < plan.level_begin.size(); ++level) {
     uint32_t begin = plan.level_begin[level];
     uint32_t stop = plan.level_begin[level + 1];
+    if (request->GetCancelAsyncValue() != nullptr) {  // before every level
+      end = begin;
+      break;
+    }
     if (stop - begin >= kParallelLevel) {
-      if (request->GetCancelAsyncValue() != nullptr) {
-        end = begin;
-        break;
-      }
       parallel->RunLevel(level, host);
-    } else if (uint32_t ran_to = RunLineRange(plan, begin, stop, registers, attribute_pool,
-                                              request);
-               ran_to != stop) {
+    } else if (uint32_t ran_to = RunLineRange(cursor, begin, stop, request); ran_to != stop) {
       end = ran_to;
       break;
     }
@@ -968,7 +962,7 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   if (num_kernels <= kCancellationInterval) {
     LineCursor(plan, registers, attribute_pool).Run(0, num_kernels);
   } else if (plan.widest_level < kParallelLevel || context.host()->GetNumWorkerThreads() < 2) {
-    end = RunLineRange(plan, 0, num_kernels, registers, attribute_pool, request);
+    end = RunLineRange(LineCursor(plan, registers, attribute_pool), 0, num_kernels, request);
   } else {
     end = RunLevelsInParallel(plan, registers, attribute_pool, request, context.host());
   }
