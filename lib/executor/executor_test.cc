@@ -449,6 +449,37 @@ TEST_P(ExecutorTest, StraightLineSplitsWideLevelsBetweenThreads) {
   }
 }
 
+// With a wide level the run goes level by level (split between threads on
+// mstd:2); a cancellation is still noticed in a deep part made of levels of
+// one kernel each.
+TEST_P(ExecutorTest, StraightLineWithAWideLevelNoticesCancellationInDeepLevels) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t wide = 0;
+  for (int i = 0; i < 5000; ++i) wide = Add(f, 0, one);
+  uint32_t value = Add(f, 0, one);
+  uint32_t cancelling = f.AddKernel("test.cancel_and_add_one").AddArgument(value)
+                            .AddResult("i32");
+  value = cancelling;
+  for (int i = 0; i < 200; ++i) value = Add(f, value, one);
+  f.Return({wide, value});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  ASSERT_TRUE(plan.straight_line);
+  EXPECT_EQ(plan.widest_level, 5001u);
+
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+  request_to_cancel = request.get();
+  AsyncValueRef<int32_t> ten = MakeAvailableAsyncValueRef<int32_t>(10);
+  auto results = Run(*program, "f", {ten.GetAsyncValue()}, request);
+  request_to_cancel = nullptr;
+  EXPECT_EQ(I32(results[0]), 11);  // the wide level ran before the cancellation
+  ASSERT_TRUE(results[1]->IsError());
+  EXPECT_EQ(results[1]->GetError().code(), absl::StatusCode::kCancelled);
+}
+
 // A kernel budget is charged for a whole straight-line run up front, and
 // the run that would exhaust it goes through the dataflow path, which stops
 // at the exact kernel: the same outcome as counting kernel by kernel.
