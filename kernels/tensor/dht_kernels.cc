@@ -111,11 +111,17 @@ absl::StatusOr<RCReference<AsyncValue>> SetTensorWithConstantValues(
   uint32_t count = internal::LoadWord(attribute);
   int64_t expected = tensor->NumElements();
   if constexpr (kIsComplex<T>) {
-    if (count != 2 * expected) {
+    // Two values per element; a shape of more than 2^62 elements (or a
+    // negative dimension) cannot match a 32-bit count.
+    int64_t expected_values;
+    if (__builtin_mul_overflow(expected, 2, &expected_values)) {
+      expected_values = std::numeric_limits<int64_t>::max();
+    }
+    if (count != expected_values) {
       return absl::InternalError(absl::StrCat(
           "Incorrect number of real and imaginary values for the complex "
           "tensor: ",
-          count, ", but expected ", 2 * expected));
+          count, ", but expected ", expected_values));
     }
   } else if (count != expected) {
     return absl::InternalError(
