@@ -1,8 +1,9 @@
 #!/bin/bash
 # bef_executor's start-up stays cheap (docs/performance.md): the dynamic
 # loader maps no libtbb (loaded only for an mstd queue) and, outside
-# sanitizer builds, no shared libstdc++ or libgcc_s; an mstd queue still
-# works, through the libbef_tbb_arena.so plugin.
+# sanitizer builds, no shared libstdc++ or libgcc_s, and functions are bound
+# on first call (no BIND_NOW); an mstd queue still works, through the
+# libbef_tbb_arena.so plugin.
 #   $1 bef_executor  $2 "static" or "sanitizer"  $3 a BEF program
 set -euo pipefail
 binary="$1" build="$2" program="$3"
@@ -14,6 +15,10 @@ if grep -q '^libtbb' <<<"$needed"; then
 fi
 if [[ "$build" == static ]] && grep -qE '^(libstdc\+\+|libgcc_s)' <<<"$needed"; then
   echo "bef_executor links the shared libstdc++ or libgcc_s" >&2
+  exit 1
+fi
+if [[ "$build" == static ]] && readelf -d "$binary" | grep -qE '\((FLAGS|FLAGS_1)\).*\b(BIND_NOW|NOW)\b'; then
+  echo "bef_executor binds every function at start (BIND_NOW)" >&2
   exit 1
 fi
 output="$("$binary" --work_queue_type=mstd:2 "$program")"

@@ -381,13 +381,8 @@ void Invocation::CreateResultPlaceholders() {
       placeholder_results_[i] = 1;
     } else {
       // The same register returned again after a placeholder was made for
-      // an earlier result.
-      for (size_t j = 0; j < i; ++j) {
-        if (result_registers[j] == reg && placeholder_results_[j]) {
-          placeholder_results_[i] = 1;
-          break;
-        }
-      }
+      // its first result.
+      placeholder_results_[i] = placeholder_results_[plan_->first_result_of_register[i]];
     }
   }
 }
@@ -928,8 +923,7 @@ uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
     uint32_t reg = info.result_registers[i];
     uint32_t producer = plan.result_producers[i];
     uint32_t position = plan.result_positions[i];
-    size_t same = 0;  // a register returned twice is one value
-    while (same < i && info.result_registers[same] != reg) ++same;
+    uint32_t same = plan.first_result_of_register[i];
     if (same < i) {
       results[i] = results[same];
     } else if (producer == 0) {

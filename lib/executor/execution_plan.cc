@@ -29,11 +29,17 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
     }
   }
 
-  std::vector<bool> returned(function.num_registers, false);
-  for (uint32_t reg : function.result_registers) returned[reg] = true;
+  constexpr uint32_t kNotReturned = UINT32_MAX;
+  std::vector<uint32_t> first_result(function.num_registers, kNotReturned);
+  first_result_of_register.reserve(function.result_registers.size());
+  for (uint32_t i = 0; i < function.result_registers.size(); ++i) {
+    uint32_t& first = first_result[function.result_registers[i]];
+    if (first == kNotReturned) first = i;
+    first_result_of_register.push_back(first);
+  }
   for (size_t k = 1; k < num_kernels; ++k) {
     DirectStep& step = direct[k];
-    if (step.run == nullptr || returned[step.result_register]) continue;
+    if (step.run == nullptr || first_result[step.result_register] != kNotReturned) continue;
     bool unboxed = true;
     for (uint32_t u = 0; u < step.num_users && unboxed; ++u) {
       const DirectStep& user = direct[step.users[u]];
@@ -126,13 +132,12 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
     if (argument_types[a] != kAnyOperandType) typed_arguments.push_back(a);
   }
   results_boxed_directly = true;
-  std::vector<bool> returned(function.num_registers, false);
-  for (uint32_t reg : function.result_registers) {
+  for (uint32_t i = 0; i < function.result_registers.size(); ++i) {
+    uint32_t reg = function.result_registers[i];
     result_producers.push_back(producers[reg]);
     result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);
     result_boxers.push_back(direct[producers[reg]].box);
-    results_boxed_directly &= producers[reg] != 0 && !returned[reg];
-    returned[reg] = true;
+    results_boxed_directly &= producers[reg] != 0 && first_result_of_register[i] == i;
   }
   loop_carried = function.result_registers.size() == function.num_arguments;
   for (uint32_t i = 0; i < function.num_arguments && loop_carried; ++i) {

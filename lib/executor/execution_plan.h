@@ -67,6 +67,11 @@ struct ExecutionPlan {
   std::vector<DirectStep> direct;    // per kernel
   std::vector<DirectOperand> operands;
 
+  // Per function result: the first result returning the same register
+  // (itself when no earlier one does). A register returned twice is one
+  // value, handed out twice.
+  std::vector<uint32_t> first_result_of_register;
+
   bool straight_line = false;
   // Straight line only. Per argument: the payload type kernels read it as
   // (kAnyOperandType: not read as a payload).

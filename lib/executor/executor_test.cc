@@ -256,15 +256,15 @@ TEST_P(ExecutorTest, MalformedRecordIsAnErrorAtFirstExecution) {
 // values themselves; one that continues elsewhere hands out placeholders
 // for the results not produced yet. Here `a` is produced first and returned
 // twice while a kernel on another thread still uses it, and `c` is produced
-// there.
+// there and returned twice (one placeholder).
 TEST_P(ExecutorTest, ResultsProducedBeforeAndAfterTheExecutionGoesAsync) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
-                               {"i32", "i32", "i32", "i32"});
+                               {"i32", "i32", "i32", "i32", "i32"});
   uint32_t a = Add(f, 0, 0);
   uint32_t b = f.AddKernel("test.thread_add_one").AddArgument(a).AddResult("i32");
   uint32_t c = Add(f, b, a);
-  f.Return({a, c, a, 0});
+  f.Return({a, c, a, 0, c});
   auto program = Load(writer);
   for (int run = 0; run < 20; ++run) {
     AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
@@ -274,7 +274,16 @@ TEST_P(ExecutorTest, ResultsProducedBeforeAndAfterTheExecutionGoesAsync) {
     EXPECT_EQ(I32(results[1]), 21);
     EXPECT_EQ(I32(results[2]), 10);
     EXPECT_EQ(I32(results[3]), 5);
+    EXPECT_EQ(I32(results[4]), 21);
     EXPECT_EQ(results[0].get(), results[2].get());  // the same value
+    EXPECT_EQ(results[1].get(), results[4].get());
+    // results[1] and results[4]; the invocation's pin on the placeholder is
+    // released on the thread that produced `c`, maybe just after the
+    // caller saw the value.
+    for (int spin = 0; spin < 1'000'000 && results[1]->NumRef() > 2; ++spin) {
+      std::this_thread::yield();
+    }
+    EXPECT_EQ(results[1]->NumRef(), 2u);
     EXPECT_EQ(five->NumRef(), 2u);                   // the caller's and results[3]
   }
 }
