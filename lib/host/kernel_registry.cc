@@ -1,7 +1,6 @@
 #include "bef/host/kernel_registry.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -29,13 +28,9 @@ std::vector<NativeFunctionRegistration>& StaticNativeRegistrations() {
 }  // namespace
 
 KernelEntry& KernelRegistry::Entry(std::string_view name) {
-  if (running_deferred_) {
-    // A deferred registration adding a kernel of a dialect it did not
-    // declare: a lookup of it could miss.
-    assert(std::find(running_dialects_.begin(), running_dialects_.end(), DialectOf(name)) !=
-               running_dialects_.end() &&
-           "a deferred kernel registration adds a kernel of an undeclared dialect");
-  } else if (deferred_pending_.load(std::memory_order_relaxed) != 0) {
+  // (A deferred registration may add a kernel of a dialect it did not
+  // declare: Find falls back to running every pending registration.)
+  if (!running_deferred_ && deferred_pending_.load(std::memory_order_relaxed) != 0) {
     RunDeferred(DialectOf(name), /*every_dialect=*/false);
   }
   auto found = kernels_.find(name);
@@ -106,7 +101,6 @@ void KernelRegistry::RunDeferred(std::string_view dialect, bool every_dialect) {
     // every name.
     if (kernels_.capacity() < 256) kernels_.reserve(256);
     running_deferred_ = true;
-    running_dialects_ = dialects;
     deferred_[i].registration(this);
     running_deferred_ = false;
     // Publishes the kernels added to lookups that see no pending one.
@@ -123,6 +117,15 @@ const KernelEntry* KernelRegistry::Find(std::string_view name) const {
   if (deferred_pending_.load(std::memory_order_acquire) != 0) [[unlikely]] {
     // Looked up under the lock too: another lookup may be adding kernels.
     RunDeferredForLookup(DialectOf(name), /*every_dialect=*/false);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = kernels_.find(name);
+      if (it != kernels_.end()) return it->second;
+      if (deferred_pending_.load(std::memory_order_relaxed) == 0) return nullptr;
+    }
+    // Not registered by its dialect's libraries: maybe by one that did not
+    // declare the dialect (a miss is the loader's error path; only it pays).
+    RunDeferredForLookup({}, /*every_dialect=*/true);
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = kernels_.find(name);
     return it == kernels_.end() ? nullptr : it->second;

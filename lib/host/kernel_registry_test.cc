@@ -76,19 +76,45 @@ TEST(KernelRegistryTest, DeferredRegistrationsRunOnFirstUseOfTheirDialect) {
   KernelRegistry registry;
   registry.AddDeferredRegistration(&RegisterFirstDialect, kFirstDialects);
   registry.AddDeferredRegistration(&RegisterSecondDialect, kSecondDialects);
-  EXPECT_EQ(registry.Find("other.one"), nullptr);
   EXPECT_EQ(first_runs + second_runs, 0);
   ASSERT_NE(registry.Find("first.one"), nullptr);
   EXPECT_EQ(first_runs, 1);
   EXPECT_EQ(second_runs, 0);
-  EXPECT_EQ(registry.Find("first.two"), nullptr);
-  EXPECT_EQ(first_runs, 1);  // once only
-  // A dialect both declare: both run, in the order they were deferred.
+  // A dialect both declare: both run, in the order they were deferred, the
+  // first not again.
   const KernelEntry* shared = registry.Find("shared.one");
   ASSERT_NE(shared, nullptr);
   EXPECT_EQ(shared->async_implementation, &Second);
+  EXPECT_EQ(first_runs, 1);
   EXPECT_EQ(second_runs, 1);
+  EXPECT_EQ(registry.Find("first.two"), nullptr);
   EXPECT_EQ(registry.size(), 3u);
+}
+
+// A library registering a kernel of a dialect it did not declare.
+int undeclared_runs = 0;
+void RegisterUndeclaredDialect(KernelRegistry* registry) {
+  ++undeclared_runs;
+  registry->AddKernel("second.two", &Second);
+  registry->AddKernel("third.one", &Second);  // "third" is not declared
+}
+constexpr std::string_view kOnlySecondDialect[] = {"second"};
+
+TEST(KernelRegistryTest, AMissRunsEveryPendingRegistration) {
+  first_runs = undeclared_runs = 0;
+  KernelRegistry registry;
+  registry.AddDeferredRegistration(&RegisterFirstDialect, kFirstDialects);
+  registry.AddDeferredRegistration(&RegisterUndeclaredDialect, kOnlySecondDialect);
+  // No library declares "third": the miss runs them all, and finds it.
+  const KernelEntry* third = registry.Find("third.one");
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(third->async_implementation, &Second);
+  EXPECT_EQ(first_runs, 1);
+  EXPECT_EQ(undeclared_runs, 1);
+  // Nothing pending any more: a plain miss.
+  EXPECT_EQ(registry.Find("other.one"), nullptr);
+  EXPECT_EQ(registry.num_deferred_pending(), 0u);
+  EXPECT_EQ(registry.size(), 4u);
 }
 
 TEST(KernelRegistryTest, AddingAKernelRunsItsDialectFirst) {

@@ -134,10 +134,12 @@ class KernelRegistry {
                      SyncKernelImplementation implementation);
 
   // Runs `registration` the first time a kernel of one of `dialects` is
-  // looked up or added, or all names are listed. Every kernel it adds must
-  // be of one of `dialects` (otherwise a lookup of it may miss); `dialects`
-  // must outlive the registry (string literals). Registrations run in the
-  // order they were deferred.
+  // looked up or added, or all names are listed. Every kernel it adds
+  // should be of one of `dialects`: one that is not is still found, but
+  // only by the lookup that misses and so runs every pending registration
+  // (and it replaces a kernel of that name added since). `dialects` must
+  // outlive the registry (string literals). Registrations run in the order
+  // they were deferred.
   void AddDeferredRegistration(KernelRegistration registration,
                                std::span<const std::string_view> dialects);
 
@@ -146,7 +148,7 @@ class KernelRegistry {
 
   // Null when `name` is not registered. The entry is stable for the
   // registry's lifetime. Runs the deferred registrations of `name`'s dialect
-  // first.
+  // first, and every pending one when those do not register it.
   const KernelEntry* Find(std::string_view name) const;
   // Deferred registrations that have not run yet.
   size_t num_deferred_pending() const {
@@ -196,9 +198,8 @@ class KernelRegistry {
   std::vector<Deferred> deferred_;
   // Deferred registrations not run yet; lookups take mutex_ while nonzero.
   std::atomic<size_t> deferred_pending_{0};
-  // While a deferred registration runs: whether, and its dialects.
+  // Whether a deferred registration is running (adding kernels).
   bool running_deferred_ = false;
-  std::span<const std::string_view> running_dialects_;
   mutable std::mutex mutex_;
 };
 
