@@ -3,6 +3,8 @@
 //
 //   bef_executor [options] [FILE.bef]      (FILE "-" or none: standard input)
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -175,13 +177,13 @@ class Driver {
     std::unique_ptr<BefFile> file;
     absl::StatusOr<std::unique_ptr<BefFile>> probe;
     if (options_.input != "-") {
-      std::FILE* input = std::fopen(options_.input.c_str(), "rb");
-      if (input == nullptr) {
+      int input = ::open(options_.input.c_str(), O_RDONLY | O_CLOEXEC);
+      if (input < 0) {
         std::fprintf(stderr, "cannot open input file '%s': %s\n",
                      options_.input.c_str(), std::strerror(errno));
         return 1;
       }
-      std::fclose(input);
+      ::close(input);
     }
     static const std::map<std::string, std::string> kBanners = {
         {"malloc", "Choosing malloc."},
