@@ -20,7 +20,7 @@ program() {
   p50=$("$bin/tools/bef_executor" --host_allocator_type=malloc \
         --work_queue_type="$queue" "$work/$kind.bef" |
         sed -n "s/^BM:$kind:Time 50%(ns): //p")
-  awk -v t="$p50" -v p="$per" 'BEGIN { printf "%.1f", t / p }'
+  awk -v t="$p50" -v p="$per" 'BEGIN { printf "%.2f", t / p }'
 }
 
 # Whole-process wall times in ms of an empty program (spawn + exec + run +
