@@ -1,7 +1,7 @@
 // Whole-process wall times (docs/performance.md): starts each command with
 // posix_spawn, waits for it, and times that from the parent, as a launcher
 // like hyperfine does -- so the time is the child's exec, run and exit, not
-// the parent's own fork (a Python parent adds 0.1-0.5 ms of its own here).
+// the parent's own fork (a Python parent adds about 0.1-0.2 ms here).
 //
 //   process_timer ROUNDS COMMAND... [-- COMMAND...]...
 //

@@ -28,8 +28,8 @@ std::vector<NativeFunctionRegistration>& StaticNativeRegistrations() {
 }  // namespace
 
 KernelEntry& KernelRegistry::Entry(std::string_view name) {
-  // (A deferred registration may add a kernel of a dialect it did not
-  // declare: Find falls back to running every pending registration.)
+  // A deferred registration adding kernels runs no other (Find runs every
+  // pending one when a kernel's own dialect does not register it).
   if (!running_deferred_ && deferred_pending_.load(std::memory_order_relaxed) != 0) {
     RunDeferred(DialectOf(name), /*every_dialect=*/false);
   }
@@ -116,19 +116,20 @@ void KernelRegistry::RunDeferredForLookup(std::string_view dialect, bool every_d
 const KernelEntry* KernelRegistry::Find(std::string_view name) const {
   if (deferred_pending_.load(std::memory_order_acquire) != 0) [[unlikely]] {
     // Looked up under the lock too: another lookup may be adding kernels.
-    RunDeferredForLookup(DialectOf(name), /*every_dialect=*/false);
-    {
+    auto find_locked = [this, name]() -> const KernelEntry* {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = kernels_.find(name);
-      if (it != kernels_.end()) return it->second;
-      if (deferred_pending_.load(std::memory_order_relaxed) == 0) return nullptr;
+      return it == kernels_.end() ? nullptr : it->second;
+    };
+    RunDeferredForLookup(DialectOf(name), /*every_dialect=*/false);
+    if (const KernelEntry* entry = find_locked();
+        entry != nullptr || deferred_pending_.load(std::memory_order_acquire) == 0) {
+      return entry;
     }
     // Not registered by its dialect's libraries: maybe by one that did not
     // declare the dialect (a miss is the loader's error path; only it pays).
     RunDeferredForLookup({}, /*every_dialect=*/true);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = kernels_.find(name);
-    return it == kernels_.end() ? nullptr : it->second;
+    return find_locked();
   }
   auto it = kernels_.find(name);
   return it == kernels_.end() ? nullptr : it->second;
