@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <iterator>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -71,14 +70,35 @@ struct BefFile::Storage {
   std::unique_ptr<uint64_t[]> copy;
 };
 
+namespace {
+
+// The rest of `fd` (stdin, a pipe, a device), read to its end.
+absl::StatusOr<std::string> ReadAll(int fd, const std::string& name) {
+  std::string data;
+  char buffer[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      data.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0) {
+      return data;
+    } else if (errno != EINTR) {
+      return absl::DataLossError(
+          absl::StrCat("cannot read input file '", name, "': ", std::strerror(errno)));
+    }
+  }
+}
+
+}  // namespace
+
 BefFile::~BefFile() = default;
 
 absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
                                                        BefLoadOptions options) {
   if (path == "-") {
-    std::string data((std::istreambuf_iterator<char>(std::cin)),
-                     std::istreambuf_iterator<char>());
-    return OpenBuffer({reinterpret_cast<const uint8_t*>(data.data()), data.size()},
+    absl::StatusOr<std::string> data = ReadAll(STDIN_FILENO, "<stdin>");
+    if (!data.ok()) return data.status();
+    return OpenBuffer({reinterpret_cast<const uint8_t*>(data->data()), data->size()},
                       options, "<stdin>", /*copy=*/true);
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -89,12 +109,10 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
   struct stat info;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     // Not a regular file (a pipe, a device): read it into memory.
-    std::string data;
-    char buffer[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0) data.append(buffer, n);
+    absl::StatusOr<std::string> data = ReadAll(fd, path);
     ::close(fd);
-    return OpenBuffer({reinterpret_cast<const uint8_t*>(data.data()), data.size()},
+    if (!data.ok()) return data.status();
+    return OpenBuffer({reinterpret_cast<const uint8_t*>(data->data()), data->size()},
                       options, path, /*copy=*/true);
   }
   auto file = std::unique_ptr<BefFile>(new BefFile());
