@@ -15,9 +15,9 @@
 // libm linked) and tfrt_test.benchmark's (after measuring).
 //
 // Only executables should link this (it defines C library names; shared
-// libraries keep their own references to libm). A new reference to another
-// libm function makes the link name libm.so.6 again, which
-// //tools:bef_executor_startup_test reports; add it here.
+// libraries keep their own references to libm). bef_executor's link finds
+// no libm (tools/startup_link/libm.so), so code calling another libm
+// function fails to link with an undefined reference to it: add it here.
 #include <dlfcn.h>
 
 #include <cstdio>
