@@ -2,7 +2,7 @@
 # Regenerates tools/startup_link/order.txt: the sections of the functions
 # bef_executor runs to start and run an empty program, which its link
 # (tools/BUILD, --section-ordering-file) places together, so starting touches
-# 4 windows of the fault-around size (64 KB) of its code instead of 16: 8
+# 5 windows of the fault-around size (64 KB) of its code instead of 16: 8
 # fewer page faults, ~0.02 ms per start (docs/performance.md). A stale list
 # only loses that; rerun after changing what runs at start:
 #   bash scripts/startup_order.sh
