@@ -8,7 +8,7 @@
 #   bash scripts/startup_order.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bazel build --config=opt --config=ci //tools:bef_executor //benchmarks:empty.bef >/dev/null 2>&1
+bazel build --config=opt --config=ci //tools:bef_executor //benchmarks:empty.bef >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp bazel-bin/tools/bef_executor "$work/bef_executor"

@@ -2,8 +2,8 @@
 //
 // Why: the dynamic loader maps every library the executable names before
 // main, and loading libm.so.6 costs about 40 µs of each start on the
-// project's machine class (an empty C program takes 0.86 ms with it,
-// 0.90 without; docs/performance.md), while an empty BEF program calls
+// project's machine class (an empty C program takes 0.90 ms with it,
+// 0.86 without; docs/performance.md), while an empty BEF program calls
 // none of its functions. The only libm functions bef_executor refers to
 // come from Abseil's archives (log2 for hash-table sampling, nan and nanf
 // for parsing "nan(...)") and from tfrt_test.benchmark (llround). This

@@ -4,7 +4,7 @@
 // of the ~40 object files of bef_executor that includes it constructs a
 // static std::ios_base::Init, and the first one builds std::cin, cout,
 // cerr, clog, their wide twins and the classic locale: 50,000 instructions
-// and 20 page faults, 0.04-0.05 ms of every start on the project's machine
+// and 12 page faults, 0.04-0.05 ms of every start on the project's machine
 // class (docs/performance.md), for streams bef_executor never uses (it
 // writes with stdio, and reads stdin with read(2)). Its link (tools/BUILD)
 // sends Init's constructor and destructor here, where they do nothing.
