@@ -155,6 +155,24 @@ TEST_F(AsyncValueTest, IndirectForwardedToAvailableValue) {
   EXPECT_EQ(Tracked::destroyed, 1);
 }
 
+TEST_F(AsyncValueTest, IndirectValueIsUniqueOnlyWhenItsTargetIs) {
+  RCReference<IndirectAsyncValue> indirect = MakeIndirectAsyncValue();
+  EXPECT_FALSE(indirect->IsUnique());  // not forwarded yet
+  AsyncValueRef<int32_t> value = MakeAvailableAsyncValueRef<int32_t>(3);
+  indirect->ForwardTo(value.CopyRCRef());
+  // One reference to the indirect value, but the payload is shared.
+  EXPECT_EQ(indirect->NumRef(), 1u);
+  EXPECT_FALSE(indirect->IsUnique());
+  RCReference<IndirectAsyncValue> outer = MakeIndirectAsyncValue();
+  outer->ForwardTo(indirect);
+  indirect.reset();
+  EXPECT_FALSE(outer->IsUnique());  // two levels down, still shared
+  value.reset();
+  EXPECT_TRUE(outer->IsUnique());
+  RCReference<IndirectAsyncValue> second = outer;
+  EXPECT_FALSE(outer->IsUnique());
+}
+
 TEST_F(AsyncValueTest, ScalarPayloadIsThePayloadOfEveryScalarType) {
   auto i8 = MakeAvailableAsyncValueRef<int8_t>(-3);
   auto i32 = MakeAvailableAsyncValueRef<int32_t>(7);

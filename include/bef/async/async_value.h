@@ -172,7 +172,13 @@ class AsyncValue {
     }
   }
   uint32_t NumRef() const { return ref_count_.load(std::memory_order_acquire); }
-  bool IsUnique() const { return NumRef() == 1; }
+  // Whether this is the only reference to the value's payload: one
+  // reference, and for an indirect value also a forwarded-to value that is
+  // itself unique (recursively). An indirect value not yet forwarded is not
+  // unique. A kernel may mutate a unique operand in place; following the
+  // forwarding is what keeps it from writing into a value another kernel
+  // still reads through the original register.
+  bool IsUnique() const;
 
   // ---- State.
   State state() const {
@@ -365,6 +371,16 @@ inline uint16_t AsyncValue::type_id() const {
   if (!indirect_) return type_id_;
   const AsyncValue* target = static_cast<const IndirectAsyncValue*>(this)->forwarded();
   return target ? target->type_id() : type_id_;
+}
+
+inline bool AsyncValue::IsUnique() const {
+  const AsyncValue* value = this;
+  while (true) {
+    if (value->NumRef() != 1) return false;
+    if (!value->indirect_) return true;
+    value = static_cast<const IndirectAsyncValue*>(value)->forwarded();
+    if (value == nullptr) return false;
+  }
 }
 
 [[gnu::always_inline]] inline void* AsyncValue::ScalarPayload() const {
