@@ -32,7 +32,7 @@ namespace bef {
 
 // `!ht.host_buffer` values.
 struct HostBufferValue {
-  std::shared_ptr<HostBuffer> buffer;
+  RCReference<HostBuffer> buffer;
 };
 
 namespace {
@@ -53,7 +53,7 @@ struct Element {
 absl::StatusOr<DenseHostTensor> CreateUninitializedTensor(
     DType dtype, ArrayAttribute<int64_t> shape_attribute, HostContext* host) {
   TensorShape shape(shape_attribute.data());
-  std::shared_ptr<HostBuffer> buffer =
+  RCReference<HostBuffer> buffer =
       DenseHostTensor::AllocateBuffer(host->allocator(), dtype, shape);
   if (!buffer) return absl::InternalError("Cannot allocate tensor");
   return DenseHostTensor(dtype, std::move(shape), std::move(buffer));
@@ -211,7 +211,7 @@ absl::StatusOr<HostBufferValue> AllocateBuffer(RemainingArguments arguments,
   if (*size < 0 || *alignment <= 0 || (*alignment & (*alignment - 1)) != 0) {
     return absl::InternalError("Cannot allocate host buffer");
   }
-  std::shared_ptr<HostBuffer> buffer =
+  RCReference<HostBuffer> buffer =
       HostBuffer::Allocate(host->allocator(), *size, *alignment);
   if (!buffer) return absl::InternalError("Cannot allocate host buffer");
   return HostBufferValue{std::move(buffer)};

@@ -30,36 +30,56 @@ std::string TensorShape::ToString() const {
   return text + "]";
 }
 
-std::shared_ptr<HostBuffer> HostBuffer::Allocate(HostAllocator* allocator,
-                                                 size_t size,
-                                                 size_t alignment) {
-  // Allocators may refuse zero-byte requests; keep one byte behind empty
-  // tensors so every tensor has a buffer.
-  void* data = allocator->AllocateBytes(std::max<size_t>(size, 1), alignment);
-  if (data == nullptr) return nullptr;
-  return std::shared_ptr<HostBuffer>(
-      new HostBuffer(data, size, allocator, nullptr, /*read_only=*/false));
-}
+static_assert(sizeof(HostBuffer) <= HostBuffer::kHeaderSize,
+              "the header of an owned buffer holds the HostBuffer");
 
-std::shared_ptr<HostBuffer> HostBuffer::Slice(
-    std::shared_ptr<HostBuffer> parent, size_t offset, size_t size) {
-  void* data = static_cast<char*>(parent->data()) + offset;
-  bool read_only = parent->read_only();
-  return std::shared_ptr<HostBuffer>(
-      new HostBuffer(data, size, nullptr, std::move(parent), read_only));
-}
-
-std::shared_ptr<HostBuffer> HostBuffer::View(const void* data, size_t size,
-                                             std::shared_ptr<const void> owner) {
-  return std::shared_ptr<HostBuffer>(new HostBuffer(
-      const_cast<void*>(data), size, nullptr, std::move(owner),
-      /*read_only=*/true));
-}
-
-HostBuffer::~HostBuffer() {
-  if (allocator_ != nullptr) {
-    allocator_->DeallocateBytes(data_, std::max<size_t>(size_, 1));
+RCReference<HostBuffer> HostBuffer::Allocate(HostAllocator* allocator,
+                                             size_t size, size_t alignment) {
+  assert(alignment != 0 && (alignment & (alignment - 1)) == 0);
+  // TFRT's block sizes: the data right after the header when the header
+  // keeps it aligned, else room for aligning it.
+  size_t block_size;
+  if (__builtin_add_overflow(kHeaderSize, size, &block_size)) return nullptr;
+  if (alignment > 16 &&
+      __builtin_add_overflow(block_size, alignment, &block_size)) {
+    return nullptr;
   }
+  void* block = allocator->AllocateBytes(block_size, kHeaderSize);
+  if (block == nullptr) return nullptr;
+  uintptr_t data = reinterpret_cast<uintptr_t>(block) + kHeaderSize;
+  data = (data + alignment - 1) & ~(uintptr_t{alignment} - 1);
+  auto* buffer = new (block) HostBuffer(Kind::kOwned, reinterpret_cast<void*>(data),
+                                        size, /*read_only=*/false);
+  buffer->allocator_ = allocator;
+  buffer->block_size_ = block_size;
+  return TakeRef(buffer);
+}
+
+RCReference<HostBuffer> HostBuffer::Slice(RCReference<HostBuffer> parent,
+                                          size_t offset, size_t size) {
+  void* data = static_cast<char*>(parent->data()) + offset;
+  auto* buffer = new HostBuffer(Kind::kSlice, data, size, parent->read_only());
+  buffer->parent_ = std::move(parent);
+  return TakeRef(buffer);
+}
+
+RCReference<HostBuffer> HostBuffer::View(const void* data, size_t size,
+                                         std::shared_ptr<const void> owner) {
+  auto* buffer = new HostBuffer(Kind::kView, const_cast<void*>(data), size,
+                                /*read_only=*/true);
+  buffer->owner_ = std::move(owner);
+  return TakeRef(buffer);
+}
+
+void HostBuffer::Destroy() {
+  if (kind_ != Kind::kOwned) {
+    delete this;
+    return;
+  }
+  HostAllocator* allocator = allocator_;
+  size_t block_size = block_size_;
+  this->~HostBuffer();
+  allocator->DeallocateBytes(this, block_size);
 }
 
 absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
@@ -77,7 +97,7 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
     return DenseHostTensor(dtype, std::move(shape),
                            HostBuffer::View(attribute.data(), size, std::move(owner)));
   }
-  std::shared_ptr<HostBuffer> buffer = AllocateBuffer(allocator, dtype, shape);
+  RCReference<HostBuffer> buffer = AllocateBuffer(allocator, dtype, shape);
   if (!buffer) return absl::InternalError("Cannot allocate tensor");
   std::memcpy(buffer->data(), attribute.data(),
               std::min(buffer->size(), attribute.data_size()));
@@ -86,7 +106,7 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
 
 absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
   if (!read_only()) return absl::OkStatus();
-  std::shared_ptr<HostBuffer> copy = AllocateBuffer(allocator, dtype_, shape_);
+  RCReference<HostBuffer> copy = AllocateBuffer(allocator, dtype_, shape_);
   if (!copy) return absl::InternalError("Cannot allocate tensor");
   std::memcpy(copy->data(), buffer_->data(),
               std::min(copy->size(), buffer_->size()));
@@ -94,7 +114,7 @@ absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
   return absl::OkStatus();
 }
 
-std::shared_ptr<HostBuffer> DenseHostTensor::AllocateBuffer(
+RCReference<HostBuffer> DenseHostTensor::AllocateBuffer(
     HostAllocator* allocator, DType dtype, const TensorShape& shape) {
   int64_t count = std::max<int64_t>(shape.NumElements(), 0);
   size_t size;

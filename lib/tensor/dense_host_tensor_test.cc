@@ -88,7 +88,7 @@ TEST(DenseHostTensorTest, PrintsAtMostSixteenElements) {
 
 TEST(HostBufferTest, SlicesShareMemoryAndKeepTheParentAlive) {
   MallocForTest allocator;
-  std::shared_ptr<HostBuffer> slice;
+  RCReference<HostBuffer> slice;
   {
     auto parent = HostBuffer::Allocate(&allocator, 32, 16);
     std::memset(parent->data(), 7, 32);

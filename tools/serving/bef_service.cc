@@ -171,7 +171,7 @@ RCReference<AsyncValue> TensorFrom(const Json& value, HostAllocator* allocator,
     throw BadRequest{absl::StrCat(what, " has an unsupported dtype '", dtype_name,
                                   "' (i1, i8, i32, i64, ui8, ui32, ui64, f32, f64, string)")};
   }
-  std::shared_ptr<HostBuffer> buffer =
+  RCReference<HostBuffer> buffer =
       DenseHostTensor::AllocateBuffer(allocator, info->dtype, shape);
   if (!buffer) throw BadRequest{absl::StrCat(what, " cannot be allocated")};
   DenseHostTensor tensor(info->dtype, std::move(shape), std::move(buffer));

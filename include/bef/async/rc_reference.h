@@ -56,6 +56,10 @@ class RCReference {
   // A new reference to the same object.
   RCReference CopyRef() const { return *this; }
 
+  friend bool operator==(const RCReference& reference, std::nullptr_t) {
+    return reference.pointer_ == nullptr;
+  }
+
   template <typename U>
   friend RCReference<U> TakeRef(U* pointer);
 

@@ -7,12 +7,14 @@
 // object, and kernels that write a tensor write its buffer in place. Several
 // tensors may view one buffer (a tensor made from a buffer or a slice).
 //
-// Buffers come from the HostAllocator (so the leak-check allocator sees
-// them) aligned to max(16, element alignment); a slice keeps its parent
-// alive and shares its memory.
+// Buffers come from the HostAllocator, header and data in one block (so the
+// allocator and the leak check see a tensor's whole cost), the data aligned
+// to max(16, element alignment); a slice keeps its parent alive and shares
+// its memory.
 #ifndef BEF_TENSOR_DENSE_HOST_TENSOR_H_
 #define BEF_TENSOR_DENSE_HOST_TENSOR_H_
 
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "bef/format/bef_encoding.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bef/async/rc_reference.h"
 #include "bef/format/attribute_view.h"
 #include "bef/host/host_allocator.h"
 
@@ -53,25 +56,38 @@ class TensorShape {
   std::vector<int64_t> dims_;
 };
 
-// `!ht.host_buffer`: a reference-counted byte range: owned (allocated from
-// a HostAllocator), a slice of a parent buffer, or a read-only view of
-// memory kept alive by an owner reference (a dense attribute in a mapped
-// BEF image). Slices of a read-only buffer are read-only.
+// `!ht.host_buffer`: an intrusively reference-counted byte range, of one of
+// three kinds:
+//   owned   allocated from a HostAllocator as ONE block: the HostBuffer
+//           itself in the first kHeaderSize bytes, the data after it (as
+//           TFRT lays it out), so the allocator and the leak check see a
+//           buffer's whole cost in one allocation;
+//   slice   a range of a parent buffer, sharing its memory (holds the parent);
+//   view    read-only memory kept alive by an owner reference (a dense
+//           attribute in a mapped BEF image, an embedder's array).
+// Slices of a read-only buffer are read-only.
+//
+// Owned-block sizes, as TFRT's (what --host_allocator_type=test_fixed_size_1k
+// logs): alignment <= 16: kHeaderSize + size; larger alignments:
+// kHeaderSize + size + alignment (room to align the data). The block itself
+// is 64-byte aligned, so the data of every owned buffer is too when the
+// requested alignment is at most 64.
 class HostBuffer {
  public:
-  // Null when the allocator refuses.
-  static std::shared_ptr<HostBuffer> Allocate(HostAllocator* allocator,
-                                              size_t size, size_t alignment);
+  static constexpr size_t kHeaderSize = 64;
+
+  // Null when the allocator refuses. REQUIRES: alignment is a power of two.
+  static RCReference<HostBuffer> Allocate(HostAllocator* allocator, size_t size,
+                                          size_t alignment);
   // Bytes [offset, offset + size) of `parent`, sharing its memory. Like
   // TFRT, no range check: reading outside the parent is undefined.
-  static std::shared_ptr<HostBuffer> Slice(std::shared_ptr<HostBuffer> parent,
-                                           size_t offset, size_t size);
+  static RCReference<HostBuffer> Slice(RCReference<HostBuffer> parent,
+                                       size_t offset, size_t size);
   // A read-only view of `size` bytes at `data`, which stay valid while
   // `owner` lives; the view holds `owner`.
-  static std::shared_ptr<HostBuffer> View(const void* data, size_t size,
-                                          std::shared_ptr<const void> owner);
+  static RCReference<HostBuffer> View(const void* data, size_t size,
+                                      std::shared_ptr<const void> owner);
 
-  ~HostBuffer();
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
 
@@ -80,26 +96,36 @@ class HostBuffer {
   size_t size() const { return size_; }
   bool read_only() const { return read_only_; }
 
- private:
-  HostBuffer(void* data, size_t size, HostAllocator* allocator,
-             std::shared_ptr<const void> owner, bool read_only)
-      : data_(data),
-        size_(size),
-        allocator_(allocator),
-        owner_(std::move(owner)),
-        read_only_(read_only) {}
+  // ---- Reference counting (RCReference<HostBuffer>).
+  void AddRef() { ref_count_.fetch_add(1, std::memory_order_relaxed); }
+  void DropRef() {
+    if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
+  }
+  uint32_t NumRef() const { return ref_count_.load(std::memory_order_acquire); }
 
+ private:
+  enum class Kind : uint8_t { kOwned, kSlice, kView };
+
+  HostBuffer(Kind kind, void* data, size_t size, bool read_only)
+      : kind_(kind), read_only_(read_only), data_(data), size_(size) {}
+  ~HostBuffer() = default;
+  void Destroy();
+
+  std::atomic<uint32_t> ref_count_{1};
+  Kind kind_;
+  bool read_only_;
   void* data_;
   size_t size_;
-  HostAllocator* allocator_;           // owner, for owned buffers
-  std::shared_ptr<const void> owner_;  // parent of a slice, owner of a view
-  bool read_only_;
+  HostAllocator* allocator_ = nullptr;  // owned: where the block came from
+  size_t block_size_ = 0;               // owned: header + data (+ padding)
+  RCReference<HostBuffer> parent_;      // slice
+  std::shared_ptr<const void> owner_;   // view
 };
 
 class DenseHostTensor {
  public:
   DenseHostTensor(DType dtype, TensorShape shape,
-                  std::shared_ptr<HostBuffer> buffer)
+                  RCReference<HostBuffer> buffer)
       : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
 
   // The tensor of a dense attribute. When `owner` keeps the attribute's
@@ -112,14 +138,17 @@ class DenseHostTensor {
       HostAllocator* allocator);
 
   // A tensor with a fresh, uninitialized buffer; null buffer on failure.
-  static std::shared_ptr<HostBuffer> AllocateBuffer(HostAllocator* allocator,
-                                                    DType dtype,
-                                                    const TensorShape& shape);
+  // The data of a tensor of `dtype` and `shape`: one owned block of
+  // HostBuffer::kHeaderSize + the elements, aligned to
+  // max(16, the element alignment) (TFRT's kTensorBufferAlignment).
+  static RCReference<HostBuffer> AllocateBuffer(HostAllocator* allocator,
+                                                DType dtype,
+                                                const TensorShape& shape);
 
   DType dtype() const { return dtype_; }
   const TensorShape& shape() const { return shape_; }
   int64_t NumElements() const { return shape_.NumElements(); }
-  const std::shared_ptr<HostBuffer>& buffer() const { return buffer_; }
+  const RCReference<HostBuffer>& buffer() const { return buffer_; }
 
   // The elements, for reading.
   const void* data() const { return buffer_ ? buffer_->data() : nullptr; }
@@ -148,7 +177,7 @@ class DenseHostTensor {
  private:
   DType dtype_;
   TensorShape shape_;
-  std::shared_ptr<HostBuffer> buffer_;
+  RCReference<HostBuffer> buffer_;
 };
 
 // One element as TFRT prints it: integers in decimal, i1 as 1/0, floats as
