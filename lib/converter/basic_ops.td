@@ -163,8 +163,9 @@ def MergeChainsOp : TFRT_Op<"merge.chains", [Pure]> {
   let summary = "tfrt.merge.chains operation";
   let description = [{
     A chain that becomes available when every input is. Canonicalization
-    drops inputs that are chains produced by another merge.chains input and
-    inputs that have other uses... (see MergeChainsOp::getCanonicalizationPatterns).
+    (TFRT's) keeps only the inputs whose single use is this merge; when none
+    is, the merge becomes its first input (see
+    MergeChainsOp::getCanonicalizationPatterns).
   }];
   let arguments = (ins Variadic<AnyType>:$inputs);
   let results = (outs TFRT_ChainType);

@@ -16,6 +16,7 @@ void HTDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "lib/converter/BufferOpsTypes.cpp.inc"
       >();
+  addInterfaces<HostInlinerInterface>();
 }
 
 }  // namespace bef::converter::ht

@@ -16,6 +16,7 @@ void COODialect::initialize() {
 #define GET_OP_LIST
 #include "lib/converter/CooOps.cpp.inc"
       >();
+  addInterfaces<HostInlinerInterface>();
 }
 
 }  // namespace bef::converter::coo

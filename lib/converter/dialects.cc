@@ -37,33 +37,6 @@ using mlir::OperationState;
 using mlir::ParseResult;
 using mlir::success;
 
-// Host-dialect ops may be inlined anywhere (tfrt.call -> -inline).
-struct HostInlinerInterface : public mlir::DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(mlir::Operation*, mlir::Operation*,
-                       bool) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Region*, mlir::Region*, bool,
-                       mlir::IRMapping&) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Operation*, mlir::Region*, bool,
-                       mlir::IRMapping&) const final {
-    return true;
-  }
-  // tfrt.return ends an inlined body: forward its operands.
-  void handleTerminator(mlir::Operation* op,
-                        mlir::ValueRange values_to_replace) const final {
-    auto return_op = llvm::dyn_cast<tfrt::ReturnOp>(op);
-    if (!return_op) return;
-    for (auto [from, to] :
-         llvm::zip(values_to_replace, return_op.getOperands())) {
-      from.replaceAllUsesWith(to);
-    }
-  }
-};
-
 // Parses an unknown `!dialect.keyword` as an opaque type of the dialect.
 mlir::Type ParseOpaqueType(mlir::DialectAsmParser& parser,
                            llvm::StringRef dialect_name) {
@@ -665,38 +638,30 @@ LogicalResult ParallelCallI32Op::verify() {
 
 namespace {
 
-// Drops inputs that are also used by another op of the same block (another
-// path already orders after them), keeping at least one input.
-struct DropRedundantMergeInputs
+// TFRT's canonicalization of tfrt.merge.chains: keep only the inputs whose
+// single use is this merge (a chain used elsewhere too is taken to be
+// ordered by that other use); when none is, the merge becomes its first
+// input; when all are, nothing changes. So `%o = tfrt.merge.chains %ch`
+// disappears when %ch is also used elsewhere (e.g. returned) and stays when
+// the merge is %ch's only use.
+struct KeepSingleUseMergeInputs
     : public mlir::OpRewritePattern<MergeChainsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MergeChainsOp op,
                                 mlir::PatternRewriter& rewriter) const final {
     llvm::SmallVector<mlir::Value, 4> kept;
     for (mlir::Value input : op.getInputs()) {
-      bool other_use = llvm::any_of(input.getUsers(), [&](mlir::Operation* u) {
-        return u != op.getOperation();
-      });
-      bool duplicate = llvm::is_contained(kept, input);
-      if (!other_use && !duplicate) kept.push_back(input);
+      if (input.hasOneUse()) kept.push_back(input);
     }
     if (kept.size() == op.getInputs().size()) return failure();
-    if (kept.empty()) kept.push_back(op.getInputs().front());
-    if (kept.size() == op.getInputs().size()) return failure();
+    if (kept.empty()) {
+      // Only a chain can stand for the merge's chain result.
+      if (op.getInputs().front().getType() != op.getResult().getType())
+        return failure();
+      rewriter.replaceOp(op, op.getInputs().front());
+      return success();
+    }
     rewriter.modifyOpInPlace(op, [&] { op->setOperands(kept); });
-    return success();
-  }
-};
-
-// merge.chains of a single chain is that chain.
-struct FoldSingleChainMerge : public mlir::OpRewritePattern<MergeChainsOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MergeChainsOp op,
-                                mlir::PatternRewriter& rewriter) const final {
-    if (op.getInputs().size() != 1 ||
-        op.getInputs().front().getType() != op.getResult().getType())
-      return failure();
-    rewriter.replaceOp(op, op.getInputs().front());
     return success();
   }
 };
@@ -705,7 +670,7 @@ struct FoldSingleChainMerge : public mlir::OpRewritePattern<MergeChainsOp> {
 
 void MergeChainsOp::getCanonicalizationPatterns(
     mlir::RewritePatternSet& patterns, mlir::MLIRContext* context) {
-  patterns.add<DropRedundantMergeInputs, FoldSingleChainMerge>(context);
+  patterns.add<KeepSingleUseMergeInputs>(context);
 }
 
 // --- tfrt.return ---
@@ -748,6 +713,14 @@ void TFRTTestDialect::initialize() {
 #include "lib/converter/TestOps.cpp.inc"
       >();
   addInterfaces<HostInlinerInterface>();
+}
+
+// --- tfrt_test.test_cost ---
+
+LogicalResult TestCostOp::verify() {
+  if (get_tfrtCostAttr().getInt() <= 0)
+    return emitOpError("cost value must be larger than 0");
+  return success();
 }
 
 // --- tfrt_test.do.async ---
@@ -931,6 +904,7 @@ TestSyncDialect::TestSyncDialect(mlir::MLIRContext* context)
                     mlir::TypeID::get<TestSyncDialect>()) {
   allowUnknownOperations();
   allowUnknownTypes();
+  addInterfaces<HostInlinerInterface>();
 }
 
 namespace corert {
@@ -975,6 +949,41 @@ CoreRuntimeDialect::CoreRuntimeDialect(mlir::MLIRContext* context)
   allowUnknownOperations();
   allowUnknownTypes();
   addAttributes<ShapeAttr>();
+  addOperations<ConstDenseTensorOp>();
+  addInterfaces<HostInlinerInterface>();
+}
+
+mlir::Type GetTensorHandleType(mlir::MLIRContext* context) {
+  return mlir::OpaqueType::get(mlir::StringAttr::get(context, "corert"),
+                               "tensorhandle");
+}
+
+ParseResult ConstDenseTensorOp::parse(OpAsmParser& parser,
+                                      OperationState& result) {
+  mlir::DenseElementsAttr value;
+  if (parser.parseAttribute(value, "value", result.attributes) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return mlir::failure();
+  result.addTypes(GetTensorHandleType(parser.getContext()));
+  return success();
+}
+
+void ConstDenseTensorOp::print(OpAsmPrinter& printer) {
+  printer << ' ';
+  printer.printAttribute(getValue());
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+}
+
+LogicalResult ConstDenseTensorOp::verify() {
+  if (!getValue()) {
+    return emitOpError(
+        "requires attribute 'value' to be a dense elements attribute");
+  }
+  if (getResult().getType() != GetTensorHandleType(getContext())) {
+    return emitOpError("result #0 must be !corert.tensorhandle, but got ")
+           << getResult().getType();
+  }
+  return success();
 }
 
 mlir::Attribute CoreRuntimeDialect::parseAttribute(
@@ -1030,6 +1039,15 @@ void CoreRuntimeDialect::printType(mlir::Type,
 
 }  // namespace corert
 
+void HostInlinerInterface::handleTerminator(
+    mlir::Operation* op, mlir::ValueRange values_to_replace) const {
+  auto return_op = llvm::dyn_cast<tfrt::ReturnOp>(op);
+  if (!return_op) return;
+  for (auto [from, to] : llvm::zip(values_to_replace, return_op.getOperands())) {
+    from.replaceAllUsesWith(to);
+  }
+}
+
 void RegisterHostDialects(mlir::DialectRegistry& registry) {
   registry.insert<mlir::func::FuncDialect, tfrt::TFRTDialect,
                   tfrt_test::TFRTTestDialect, TestSyncDialect,
@@ -1045,3 +1063,4 @@ void RegisterHostDialects(mlir::DialectRegistry& registry) {
 MLIR_DEFINE_EXPLICIT_TYPE_ID(bef::converter::TestSyncDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(bef::converter::corert::CoreRuntimeDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(bef::converter::corert::ShapeAttr)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(bef::converter::corert::ConstDenseTensorOp)

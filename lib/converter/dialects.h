@@ -26,6 +26,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 #include "lib/converter/BasicOpsDialect.h.inc"
 #define GET_TYPEDEF_CLASSES
@@ -62,6 +63,27 @@
 
 namespace bef::converter {
 
+// Every host dialect carries this interface, so MLIR's inliner (bef-opt
+// -inline) may inline a `tfrt.call` whose callee uses ops of any of them,
+// and may inline into their regions. `tfrt.return` ends an inlined body:
+// its operands replace the call's results.
+struct HostInlinerInterface : public mlir::DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(mlir::Operation*, mlir::Operation*, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(mlir::Region*, mlir::Region*, bool,
+                       mlir::IRMapping&) const final {
+    return true;
+  }
+  bool isLegalToInline(mlir::Operation*, mlir::Region*, bool,
+                       mlir::IRMapping&) const final {
+    return true;
+  }
+  void handleTerminator(mlir::Operation* op,
+                        mlir::ValueRange values_to_replace) const final;
+};
+
 // `tfrt_test_sync`: TFRT declares it for sync test kernels; it has no ops.
 class TestSyncDialect : public mlir::Dialect {
  public:
@@ -91,6 +113,37 @@ class ShapeAttr
   llvm::ArrayRef<int64_t> getShape() const;
 };
 
+// `%t = corert.const_dense_tensor dense<1> : tensor<i32>`: a tensor handle
+// from a dense elements attribute. Parsed, printed and verified (the result
+// is `!corert.tensorhandle`) so programs that use it convert and pass
+// through bef-opt; the host runtime has no kernel for it.
+class ConstDenseTensorOp
+    : public mlir::Op<ConstDenseTensorOp, mlir::OpTrait::ZeroRegions,
+                      mlir::OpTrait::OneResult,
+                      mlir::OpTrait::OneTypedResult<mlir::Type>::Impl,
+                      mlir::OpTrait::ZeroSuccessors,
+                      mlir::OpTrait::ZeroOperands> {
+ public:
+  using Op::Op;
+  static constexpr llvm::StringLiteral getOperationName() {
+    return llvm::StringLiteral("corert.const_dense_tensor");
+  }
+  static llvm::ArrayRef<llvm::StringRef> getAttributeNames() {
+    static llvm::StringRef names[] = {"value"};
+    return names;
+  }
+  mlir::DenseElementsAttr getValue() {
+    return (*this)->getAttrOfType<mlir::DenseElementsAttr>("value");
+  }
+  static mlir::ParseResult parse(mlir::OpAsmParser& parser,
+                                 mlir::OperationState& result);
+  void print(mlir::OpAsmPrinter& printer);
+  mlir::LogicalResult verify();
+};
+
+// `!corert.tensorhandle` (an opaque type of the dialect).
+mlir::Type GetTensorHandleType(mlir::MLIRContext* context);
+
 // The core runtime dialect, reduced to what host programs need.
 class CoreRuntimeDialect : public mlir::Dialect {
  public:
@@ -117,5 +170,6 @@ void RegisterHostDialects(mlir::DialectRegistry& registry);
 MLIR_DECLARE_EXPLICIT_TYPE_ID(bef::converter::TestSyncDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(bef::converter::corert::CoreRuntimeDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(bef::converter::corert::ShapeAttr)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(bef::converter::corert::ConstDenseTensorOp)
 
 #endif  // BEF_CONVERTER_DIALECTS_H_

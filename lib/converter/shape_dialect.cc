@@ -22,6 +22,7 @@ void TSDialect::initialize() {
 #define GET_OP_LIST
 #include "lib/converter/ShapeOps.cpp.inc"
       >();
+  addInterfaces<HostInlinerInterface>();
   // !ts.fixed_rank_shape.N is an opaque type of this dialect.
   allowUnknownTypes();
 }

@@ -26,6 +26,10 @@ struct Stream {
   int64_t cost = 0;
   bool has_return = false;
   int merged_into = -1;  // union-find parent; -1 for a surviving stream
+  // The node whose scheduled child started this stream (0: the root): set
+  // when a node considers its children's streams, reset when the node joins
+  // the stream (its own parent sets it again later).
+  int parent_node = 0;
   llvm::SmallVector<int, 4> nodes;
 };
 
@@ -64,6 +68,10 @@ class Analyzer {
   uint32_t StreamOf(int node) const {
     return static_cast<uint32_t>(Find(nodes_[node].stream));
   }
+  int64_t CostOf(uint32_t stream) const { return streams_[stream].cost; }
+  int ParentNodeOf(uint32_t stream) const { return streams_[stream].parent_node; }
+  mlir::Operation* OpOf(int node) const { return nodes_[node].op; }
+  size_t num_nodes() const { return nodes_.size(); }
   const llvm::DenseMap<mlir::Operation*, int>& node_of() const {
     return node_of_;
   }
@@ -155,8 +163,10 @@ class Analyzer {
     }
 
     std::vector<int> child_streams;
-    for (int child : node.children)
+    for (int child : node.children) {
       child_streams.push_back(Find(nodes_[child].stream));
+      streams_[child_streams.back()].parent_node = index;
+    }
 
     int64_t base = root_relative_ ? node.cost_from_root : 0;
     if (merge_ && child_streams.size() > 1) {
@@ -210,6 +220,7 @@ class Analyzer {
     }
 
     int joined = return_stream >= 0 ? return_stream : largest;
+    streams_[joined].parent_node = 0;
     streams_[joined].cost += node.cost;
     streams_[joined].nodes.push_back(index);
     node.stream = joined;
@@ -239,11 +250,48 @@ StreamAnalysis::StreamAnalysis(mlir::Block& block,
   }
   root_stream_ = analyzer.StreamOf(0);
   max_cost_ = analyzer.max_cost();
+
+  // The stream tree, as TFRT finalizes it: walking the block in order, a
+  // stream is described when its first op is seen; it becomes a child of
+  // its parent op (in the parent's stream) once that stream has been
+  // described, in the order of the walk.
+  auto describe = [&](uint32_t id, int32_t parent) {
+    StreamInfo info;
+    info.id = id;
+    info.cost = analyzer.CostOf(id);
+    info.parent_id = parent;
+    return info;
+  };
+  info_[root_stream_] = describe(root_stream_, -1);
+  for (size_t node = 1; node < analyzer.num_nodes(); ++node) {
+    uint32_t id = analyzer.StreamOf(static_cast<int>(node));
+    int parent_node = analyzer.ParentNodeOf(id);
+    auto [it, added] = info_.try_emplace(id);
+    if (added) {
+      it->second = describe(id, static_cast<int32_t>(
+                                    analyzer.StreamOf(parent_node)));
+      parent_ops_[id] = analyzer.OpOf(parent_node);
+    }
+    if (id == root_stream_) continue;
+    auto parent = info_.find(static_cast<uint32_t>(it->second.parent_id));
+    if (parent == info_.end()) continue;
+    std::vector<uint32_t>& children =
+        child_streams_[{parent->first, parent_ops_[id]}];
+    if (!llvm::is_contained(children, id)) children.push_back(id);
+  }
 }
 
 uint32_t StreamAnalysis::GetStream(mlir::Operation* op) const {
   auto it = streams_.find(op);
   return it == streams_.end() ? 0 : it->second;
+}
+
+StreamAnalysis::StreamInfo StreamAnalysis::Describe(mlir::Operation* op) const {
+  uint32_t id = op == nullptr ? root_stream_ : GetStream(op);
+  StreamInfo info = info_.lookup(id);
+  auto children = child_streams_.find({id, op});
+  if (children != child_streams_.end()) info.child_streams = children->second;
+  return info;
 }
 
 StreamAnalysisOptions StreamAnalysis::OptionsFor(mlir::Block& block) {

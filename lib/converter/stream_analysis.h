@@ -15,6 +15,8 @@
 #define BEF_CONVERTER_STREAM_ANALYSIS_H_
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "llvm/ADT/DenseMap.h"
 #include "mlir/IR/Block.h"
@@ -35,6 +37,18 @@ class StreamAnalysis {
 
   // Stream id of an op of the block (including its terminator).
   uint32_t GetStream(mlir::Operation* op) const;
+
+  // What bef-opt -tfrt-print-stream reports of an op's stream.
+  struct StreamInfo {
+    uint32_t id = 0;
+    int64_t cost = 0;       // the costs of the stream's ops (merged ones too)
+    int32_t parent_id = -1; // the stream of the op that starts it; root: -1
+    // Streams the op starts (whose first op is a scheduled child of it), in
+    // the order the analysis describes them (block order of their first op).
+    std::vector<uint32_t> child_streams;
+  };
+  // `op` of the block, or null for the virtual root (the function itself).
+  StreamInfo Describe(mlir::Operation* op) const;
   // Stream of the virtual root: the pseudo kernel's stream id.
   uint32_t root_stream() const { return root_stream_; }
   // The largest cost from the root (TFRT logs it per function).
@@ -46,6 +60,11 @@ class StreamAnalysis {
 
  private:
   llvm::DenseMap<mlir::Operation*, uint32_t> streams_;
+  llvm::DenseMap<uint32_t, StreamInfo> info_;                // by stream id
+  llvm::DenseMap<uint32_t, mlir::Operation*> parent_ops_;    // by stream id
+  // (stream id, op or null for the root) -> the streams the op starts.
+  llvm::DenseMap<std::pair<uint32_t, mlir::Operation*>, std::vector<uint32_t>>
+      child_streams_;
   uint32_t root_stream_ = 0;
   int64_t max_cost_ = 1;
 };

@@ -16,6 +16,7 @@ void TFRTDHTSyncDialect::initialize() {
 #define GET_OP_LIST
 #include "lib/converter/SyncTensorOps.cpp.inc"
       >();
+  addInterfaces<HostInlinerInterface>();
 }
 
 }  // namespace bef::converter::tfrt_dht_sync

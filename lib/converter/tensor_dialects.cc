@@ -13,21 +13,6 @@
 #include "lib/converter/TensorOps.cpp.inc"
 
 namespace bef::converter {
-namespace {
-
-struct TensorInlinerInterface : public mlir::DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(mlir::Operation*, mlir::Operation*, bool) const final {
-    return true;
-  }
-  bool isLegalToInline(mlir::Operation*, mlir::Region*, bool,
-                       mlir::IRMapping&) const final {
-    return true;
-  }
-};
-
-}  // namespace
-
 namespace tfrt_tensor {
 
 void TFRTTensorDialect::initialize() {
@@ -35,6 +20,7 @@ void TFRTTensorDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "lib/converter/TensorOpsTypes.cpp.inc"
       >();
+  addInterfaces<HostInlinerInterface>();
 }
 
 }  // namespace tfrt_tensor
@@ -47,7 +33,7 @@ void TFRTDHTDialect::initialize() {
 #define GET_OP_LIST
 #include "lib/converter/TensorOps.cpp.inc"
       >();
-  addInterfaces<TensorInlinerInterface>();
+  addInterfaces<HostInlinerInterface>();
 }
 
 }  // namespace tfrt_dht

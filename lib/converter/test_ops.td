@@ -71,6 +71,8 @@ def TestCostOp : Test_Op<"test_cost"> {
                    I64Attr:$_tfrt_cost);
   let results = (outs I32);
   let assemblyFormat = "$args attr-dict `:` type($args)";
+  // A cost must be positive (TFRT's cost function interface asserts it).
+  let hasVerifier = 1;
 }
 
 def GetStringOp : Test_Op<"get_string", [Pure]> {

@@ -120,3 +120,28 @@ func.func @benchmark_return() {
   }
   tfrt.return
 }
+
+// -----
+
+// A static cost must be positive (TFRT's cost interface asserts it).
+func.func @zero_cost() -> i32 {
+  // expected-error @+1 {{'tfrt_test.test_cost' op cost value must be larger than 0}}
+  %x = "tfrt_test.test_cost"() {id = 1 : i64, _tfrt_cost = 0 : i64} : () -> i32
+  tfrt.return %x : i32
+}
+
+// -----
+
+func.func @negative_cost() -> i32 {
+  // expected-error @+1 {{'tfrt_test.test_cost' op cost value must be larger than 0}}
+  %x = "tfrt_test.test_cost"() {id = 1 : i64, _tfrt_cost = -3 : i64} : () -> i32
+  tfrt.return %x : i32
+}
+
+// -----
+
+func.func @const_dense_tensor_result() {
+  // expected-error @+1 {{'corert.const_dense_tensor' op result #0 must be !corert.tensorhandle, but got 'i32'}}
+  %t = "corert.const_dense_tensor"() {value = dense<1> : tensor<i32>} : () -> i32
+  tfrt.return
+}
