@@ -3,12 +3,15 @@
 // it is printed; the usual MLIR printing flags apply
 // (--mlir-print-op-generic, --mlir-print-debuginfo, ...).
 //
-//   bef-to-mlir [INPUT|-] [-o OUTPUT]
+//   bef-to-mlir [INPUT|-] [-o OUTPUT] [--max_input_bytes=N]
+//               [--max_nesting_depth=N]
 #include <string>
 #include <vector>
 
 #include "lib/converter/bef_to_mlir.h"
 #include "lib/converter/dialects.h"
+#include "bef/format/bef_encoding.h"
+#include "tools/converter_io/converter_io.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,21 +32,8 @@ llvm::cl::opt<std::string> output_filename(
     "o", llvm::cl::desc("Output filename"), llvm::cl::value_desc("filename"),
     llvm::cl::init("-"));
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  llvm::InitLLVM init(argc, argv);
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  llvm::cl::ParseCommandLineOptions(argc, argv, "BEF to MLIR converter\n");
-
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(input_filename, &error);
-  if (!input) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
+int Run() {
+  namespace io = bef::converter_io;
   mlir::DialectRegistry registry;
   bef::converter::RegisterHostDialects(registry);
   mlir::MLIRContext context(registry);
@@ -52,10 +42,8 @@ int main(int argc, char** argv) {
   llvm::SourceMgr source_manager;
   mlir::SourceMgrDiagnosticHandler handler(source_manager, &context);
 
-  std::string name = input->getBufferIdentifier().str();
-  auto bytes = llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t*>(input->getBufferStart()),
-      input->getBufferSize());
+  std::string name =
+      input_filename == "-" ? std::string("<stdin>") : input_filename.getValue();
   mlir::Location file_location = mlir::FileLineColLoc::get(&context, name, 0, 0);
   bool failed = false;
   mlir::ScopedDiagnosticHandler count_errors(
@@ -65,18 +53,64 @@ int main(int argc, char** argv) {
           failed = true;
         return mlir::failure();  // let the printing handler see it too
       });
+  bef::converter::BefToMlirOptions options;
+  options.max_region_depth = io::MaxNestingDepth();
+
+  // The magic is checked from the first bytes, before the rest is read: a
+  // file that is not BEF gets the converter's own message at once.
+  std::string error;
+  io::ReadOptions read_options;
+  read_options.max_bytes = io::MaxInputBytes();
+  read_options.output_path = output_filename;
+  read_options.prefix_size = 2;
+  read_options.check_prefix = [&](llvm::ArrayRef<char> first) {
+    if (first.size() == 2 && static_cast<uint8_t>(first[0]) == bef::kBefMagic1 &&
+        static_cast<uint8_t>(first[1]) == bef::kBefMagic2)
+      return true;
+    if (first.size() < 2 && !first.empty()) return true;  // reported later
+    if (first.empty()) return true;
+    (void)bef::converter::ConvertBefToMlir(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(first.data()),
+                                 first.size()),
+        file_location, options);
+    return false;
+  };
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      io::ReadInput(input_filename, read_options, &error);
+  if (!input) {
+    if (!error.empty()) llvm::errs() << error << "\n";
+    return 1;
+  }
+
+  auto bytes = llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t*>(input->getBufferStart()),
+      input->getBufferSize());
   mlir::OwningOpRef<mlir::ModuleOp> module = bef::converter::ConvertBefToMlir(
-      std::span<const uint8_t>(bytes.data(), bytes.size()), file_location);
+      std::span<const uint8_t>(bytes.data(), bytes.size()), file_location,
+      options);
   if (!module || failed) return 1;
   if (mlir::failed(mlir::verify(*module))) return 1;
 
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(output_filename, &error);
+  std::unique_ptr<io::OutputFile> output =
+      io::OutputFile::Open(output_filename, &error);
   if (!output) {
     llvm::errs() << error << "\n";
     return 1;
   }
   module->print(output->os());
-  output->keep();
+  if (!output->Keep(&error)) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  llvm::cl::ParseCommandLineOptions(argc, argv, "BEF to MLIR converter\n");
+  return bef::converter_io::RunWithLargeStack(Run);
 }

@@ -2,6 +2,7 @@
 // byte as TFRT's `tfrt_translate -mlir-to-bef` (docs/cli.md).
 //
 //   mlir-to-bef [INPUT|-] [-o OUTPUT] [--disable-optional-sections]
+//               [--max_input_bytes=N] [--max_nesting_depth=N]
 //               [--split-input-file] [--verify-diagnostics]
 //               [--print-stream-analysis]
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "lib/converter/dialects.h"
 #include "lib/converter/mlir_to_bef.h"
+#include "tools/converter_io/converter_io.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -89,24 +91,25 @@ mlir::LogicalResult ConvertChunk(std::unique_ptr<llvm::MemoryBuffer> buffer,
   return handler.verify();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  llvm::InitLLVM init(argc, argv);
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  llvm::cl::ParseCommandLineOptions(argc, argv,
-                                    "MLIR host program to BEF converter\n");
-
+int Run() {
+  namespace io = bef::converter_io;
   std::string error;
+  io::ReadOptions read_options;
+  read_options.max_bytes = io::MaxInputBytes();
+  read_options.output_path = output_filename;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(input_filename, &error);
+      io::ReadInput(input_filename, read_options, &error);
   if (!input) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(output_filename, &error);
+  if (!io::CheckMlirNesting(input->getBuffer(), io::MaxNestingDepth(),
+                            input->getBufferIdentifier(), &error)) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  std::unique_ptr<io::OutputFile> output =
+      io::OutputFile::Open(output_filename, &error);
   if (!output) {
     llvm::errs() << error << "\n";
     return 1;
@@ -120,10 +123,23 @@ int main(int argc, char** argv) {
   };
   mlir::LogicalResult result =
       split_input_file
-          ? mlir::splitAndProcessBuffer(std::move(input), process,
-                                        output->os())
+          ? mlir::splitAndProcessBuffer(std::move(input), process, output->os())
           : process(std::move(input), output->os());
   if (mlir::failed(result)) return 1;
-  output->keep();
+  if (!output->Keep(&error)) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "MLIR host program to BEF converter\n");
+  return bef::converter_io::RunWithLargeStack(Run);
 }

@@ -78,8 +78,10 @@ struct FunctionBody {
 
 class Reader {
  public:
-  Reader(std::span<const uint8_t> image, mlir::Location file_location)
+  Reader(std::span<const uint8_t> image, mlir::Location file_location,
+         const BefToMlirOptions& options)
       : image_(image),
+        options_(options),
         file_location_(file_location),
         context_(file_location.getContext()),
         builder_(context_) {}
@@ -599,6 +601,10 @@ class Reader {
     }
     std::vector<std::unique_ptr<mlir::Region>> regions(functions_.size());
     std::vector<bool> attached(functions_.size(), false);
+    // How deep each function's body nests regions (anonymous functions
+    // become regions of the kernel that references them): MLIR prints and
+    // destroys regions recursively, so the depth is bounded.
+    std::vector<unsigned> region_depth(functions_.size(), 0);
     std::vector<mlir::Operation*> top_level;
     mlir::Type none = builder_.getNoneType();
 
@@ -659,6 +665,18 @@ class Reader {
             }
           }
           state.addAttribute(name, value);
+        }
+        for (uint32_t index : kernel.functions) {
+          if (index < functions_.size() && functions_[index].name.empty() &&
+              region_depth[index] + 1 > region_depth[f]) {
+            region_depth[f] = region_depth[index] + 1;
+          }
+        }
+        if (region_depth[f] > options_.max_region_depth) {
+          mlir::emitError(file_location_)
+              << "BEF functions nest regions more than "
+              << options_.max_region_depth << " levels deep";
+          return nullptr;
         }
         if (!AddFunctions(kernel, state, regions, attached)) return nullptr;
         for (uint32_t reg : kernel.results) state.types.push_back(type_of(reg));
@@ -772,6 +790,7 @@ class Reader {
   }
 
   std::span<const uint8_t> image_;
+  BefToMlirOptions options_;
   mlir::Location file_location_;
   mlir::MLIRContext* context_;
   mlir::Builder builder_;
@@ -792,8 +811,9 @@ class Reader {
 }  // namespace
 
 mlir::OwningOpRef<mlir::ModuleOp> ConvertBefToMlir(
-    std::span<const uint8_t> image, mlir::Location file_location) {
-  return Reader(image, file_location).Run();
+    std::span<const uint8_t> image, mlir::Location file_location,
+    const BefToMlirOptions& options) {
+  return Reader(image, file_location, options).Run();
 }
 
 }  // namespace bef::converter

@@ -29,10 +29,18 @@
 
 namespace bef::converter {
 
+struct BefToMlirOptions {
+  // Deeper nesting of regions (anonymous functions used by kernels of
+  // other functions) is an error: MLIR prints and destroys regions
+  // recursively.
+  unsigned max_region_depth = 4096;
+};
+
 // Returns null after reporting an error. A file with an unknown format
 // version is reported as an error but still converted (TFRT's behaviour).
 mlir::OwningOpRef<mlir::ModuleOp> ConvertBefToMlir(
-    std::span<const uint8_t> image, mlir::Location file_location);
+    std::span<const uint8_t> image, mlir::Location file_location,
+    const BefToMlirOptions& options = {});
 
 }  // namespace bef::converter
 

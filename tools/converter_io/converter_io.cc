@@ -1,0 +1,273 @@
+#include "tools/converter_io/converter_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace bef::converter_io {
+namespace {
+
+llvm::cl::opt<uint64_t> max_input_bytes(
+    "max_input_bytes",
+    llvm::cl::desc("Refuse inputs larger than this many bytes (checked while "
+                   "reading, so endless inputs such as /dev/zero stop)"),
+    llvm::cl::init(uint64_t{4} << 30));
+llvm::cl::opt<unsigned> max_nesting_depth(
+    "max_nesting_depth",
+    llvm::cl::desc("Refuse inputs that nest regions, attributes or types "
+                   "deeper than this (MLIR's parser and printer recurse once "
+                   "per level)"),
+    llvm::cl::init(4096));
+
+// A thread stack for max_nesting_depth levels: MLIR's parser takes about
+// 3 KB per nested region (8 MB held ~3,000 levels), sanitizer builds a few
+// times more; the pages are reserved, not committed, until used.
+constexpr size_t kStackBytesPerLevel = 64 * 1024;
+constexpr size_t kMinimumStackBytes = size_t{64} << 20;
+
+std::string ErrnoText(int error_number) { return std::strerror(error_number); }
+
+// read(2) until `size` bytes, end of input or an error; EINTR retried.
+ssize_t ReadFully(int fd, char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+struct FdCloser {
+  int fd;
+  bool owned;
+  ~FdCloser() {
+    if (owned && fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+uint64_t MaxInputBytes() { return max_input_bytes; }
+unsigned MaxNestingDepth() { return max_nesting_depth; }
+
+std::unique_ptr<llvm::MemoryBuffer> ReadInput(const std::string& path,
+                                              const ReadOptions& options,
+                                              std::string* error) {
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "<stdin>" : path;
+  int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open input file '" + path + "': " + ErrnoText(errno);
+    return nullptr;
+  }
+  FdCloser closer{fd, !is_stdin};
+  struct stat input_status;
+  if (::fstat(fd, &input_status) != 0) {
+    *error = "cannot read input file '" + name + "': " + ErrnoText(errno);
+    return nullptr;
+  }
+  const bool regular = S_ISREG(input_status.st_mode);
+
+  // Writing the output would truncate (and, on failure, remove) the input:
+  // refuse before anything is opened for writing.
+  if (regular && options.output_path != "-") {
+    struct stat output_status;
+    if (::stat(options.output_path.c_str(), &output_status) == 0 &&
+        output_status.st_dev == input_status.st_dev &&
+        output_status.st_ino == input_status.st_ino) {
+      *error = "output file '" + options.output_path + "' is the input file '" +
+               name + "' (the same file, possibly through a link); writing it "
+               "would destroy the input: choose another output";
+      return nullptr;
+    }
+  }
+
+  const uint64_t limit = options.max_bytes;
+  if (regular && static_cast<uint64_t>(input_status.st_size) > limit) {
+    *error = "input file '" + name + "' is " +
+             std::to_string(input_status.st_size) +
+             " bytes, more than --max_input_bytes=" + std::to_string(limit);
+    return nullptr;
+  }
+
+  // The first bytes, checked before the rest is read.
+  std::vector<char> data;
+  size_t prefix_size = options.check_prefix ? options.prefix_size : 0;
+  if (prefix_size > limit) prefix_size = static_cast<size_t>(limit);
+  data.resize(prefix_size);
+  ssize_t got = ReadFully(fd, data.data(), prefix_size);
+  if (got < 0) {
+    *error = "cannot read input file '" + name + "': " + ErrnoText(errno);
+    return nullptr;
+  }
+  data.resize(static_cast<size_t>(got));
+  if (options.check_prefix && !options.check_prefix(data)) return nullptr;
+
+  // The rest, never more than the limit (plus one byte to notice excess).
+  size_t chunk = regular ? static_cast<size_t>(input_status.st_size) + 1 : 0;
+  if (chunk < (size_t{1} << 16)) chunk = size_t{1} << 16;
+  while (true) {
+    size_t room = chunk;
+    uint64_t allowed = limit + 1 - data.size();
+    if (room > allowed) room = static_cast<size_t>(allowed);
+    size_t before = data.size();
+    data.resize(before + room);
+    ssize_t n = ReadFully(fd, data.data() + before, room);
+    if (n < 0) {
+      *error = "cannot read input file '" + name + "': " + ErrnoText(errno);
+      return nullptr;
+    }
+    data.resize(before + static_cast<size_t>(n));
+    if (data.size() > limit) {
+      *error = "input file '" + name + "' is larger than --max_input_bytes=" +
+               std::to_string(limit);
+      return nullptr;
+    }
+    if (static_cast<size_t>(n) < room) break;  // end of input
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(data.data(), data.size()), name);
+}
+
+bool CheckMlirNesting(llvm::StringRef text, unsigned limit,
+                      llvm::StringRef buffer_name, std::string* error) {
+  unsigned depth = 0;
+  unsigned line = 1;
+  const size_t size = text.size();
+  for (size_t i = 0; i < size; ++i) {
+    char c = text[i];
+    switch (c) {
+      case '\n':
+        ++line;
+        break;
+      case '"':  // a string: to the next unescaped quote
+        for (++i; i < size && text[i] != '"'; ++i) {
+          if (text[i] == '\\') ++i;
+          else if (text[i] == '\n') ++line;
+        }
+        break;
+      case '/':  // a comment: to the end of the line
+        if (i + 1 < size && text[i + 1] == '/') {
+          while (i < size && text[i] != '\n') ++i;
+          if (i < size) ++line;
+        }
+        break;
+      case '{':
+      case '[':
+      case '(':
+      case '<':
+        if (++depth > limit) {
+          *error = buffer_name.str() + ":" + std::to_string(line) +
+                   ": input nests regions, attributes or types more than " +
+                   std::to_string(limit) +
+                   " levels deep (--max_nesting_depth)";
+          return false;
+        }
+        break;
+      case '>':
+        if (i > 0 && text[i - 1] == '-') break;  // `->`
+        [[fallthrough]];
+      case '}':
+      case ']':
+      case ')':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<OutputFile> OutputFile::Open(const std::string& path,
+                                             std::string* error) {
+  std::unique_ptr<OutputFile> output(new OutputFile());
+  struct stat status;
+  bool special = path != "-" && ::stat(path.c_str(), &status) == 0 &&
+                 !S_ISREG(status.st_mode);
+  std::error_code code;
+  if (special) {
+    // A device, FIFO or socket: written through, never removed.
+    output->special_ = std::make_unique<llvm::raw_fd_ostream>(
+        path, code, llvm::sys::fs::OF_None);
+    output->stream_ = output->special_.get();
+  } else {
+    output->regular_ = std::make_unique<llvm::ToolOutputFile>(
+        path, code, llvm::sys::fs::OF_None);
+    output->stream_ = &output->regular_->os();
+  }
+  if (code) {
+    *error = "cannot open output file '" + path + "': " + code.message();
+    if (output->regular_) output->regular_->keep();  // nothing was created
+    return nullptr;
+  }
+  return output;
+}
+
+bool OutputFile::Keep(std::string* error) {
+  stream_->flush();
+  auto* fd_stream = special_ ? special_.get() : &regular_->os();
+  if (fd_stream->has_error()) {
+    *error = "cannot write the output: " + fd_stream->error().message();
+    fd_stream->clear_error();
+    return false;
+  }
+  if (regular_) regular_->keep();
+  return true;
+}
+
+OutputFile::~OutputFile() {
+  // A failed write would otherwise be a fatal error when the stream closes.
+  auto* fd_stream = special_ ? special_.get()
+                             : (regular_ ? &regular_->os() : nullptr);
+  if (fd_stream != nullptr) {
+    fd_stream->flush();
+    fd_stream->clear_error();
+  }
+}
+
+int RunWithLargeStack(const std::function<int()>& body) {
+  struct Call {
+    const std::function<int()>* body;
+    int result = 1;
+  } call{&body};
+  size_t stack = kStackBytesPerLevel * MaxNestingDepth();
+  if (stack < kMinimumStackBytes) stack = kMinimumStackBytes;
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_t thread;
+  bool started = pthread_attr_setstacksize(&attributes, stack) == 0 &&
+                 pthread_create(
+                     &thread, &attributes,
+                     [](void* argument) -> void* {
+                       auto* c = static_cast<Call*>(argument);
+                       c->result = (*c->body)();
+                       return nullptr;
+                     },
+                     &call) == 0;
+  pthread_attr_destroy(&attributes);
+  if (!started) {
+    llvm::errs() << "cannot start a thread with a " << (stack >> 20)
+                 << " MiB stack for --max_nesting_depth="
+                 << MaxNestingDepth() << "\n";
+    return 1;
+  }
+  pthread_join(thread, nullptr);
+  return call.result;
+}
+
+}  // namespace bef::converter_io
