@@ -27,6 +27,7 @@
 #include "bef/kernels/kernel_types.h"
 #include "bef/loader/bef_file.h"
 #include "tools/diagnostic_verifier.h"
+#include "tools/tbb_arena_plugin.h"
 
 namespace bef {
 namespace {
@@ -331,6 +332,7 @@ class Driver {
 }  // namespace bef
 
 int main(int argc, char** argv) {
+  bef::tools::RegisterTbbArenaPlugin();
   bef::Options options = bef::ParseOptions(argc, argv);
   return bef::Driver(argv[0], std::move(options)).Run();
 }

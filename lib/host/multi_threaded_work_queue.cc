@@ -1,13 +1,8 @@
 // The `mstd` work queue: compute tasks on a oneTBB arena, blocking tasks on
-// a pool of threads created on demand. The arena is reached through
-// lib/host/tbb_arena.h: linked in, or loaded from libbef_tbb_arena.so.
-#include <dlfcn.h>
-#include <limits.h>
-#include <unistd.h>
-
+// a pool of threads created on demand. The arena comes from the source the
+// binary registered (RegisterTbbArenaSource, work_queue.h), through the C
+// table of lib/host/tbb_arena.h.
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -17,107 +12,25 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "bef/host/work_queue.h"
 #include "bef/support/logging.h"
 #include "lib/host/tbb_arena.h"
 
-// Defined when the binary links //lib/host:tbb_arena; null otherwise.
-extern "C" __attribute__((weak)) const BefTbbArenaApi* BefTbbArenaApiV1();
-
 namespace bef {
 namespace {
 
-constexpr char kPluginName[] = "libbef_tbb_arena.so";
-
-// Where libbef_tbb_arena.so may be, in order: $BEF_TBB_ARENA_LIBRARY; beside
-// the executable (an installed tool); in the executable's Bazel runfiles;
-// in bazel-bin's lib/host beside the executable's package; the dynamic
-// loader's search path.
-std::vector<std::string> PluginCandidates() {
-  std::vector<std::string> candidates;
-  if (const char* path = getenv("BEF_TBB_ARENA_LIBRARY"); path && *path) {
-    candidates.push_back(path);
-    return candidates;
-  }
-  char executable[PATH_MAX];
-  ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
-  if (length > 0) {
-    std::string exe(executable, static_cast<size_t>(length));
-    std::string directory = exe.substr(0, exe.rfind('/'));
-    candidates.push_back(absl::StrCat(directory, "/", kPluginName));
-    candidates.push_back(
-        absl::StrCat(exe, ".runfiles/bef_runtime/lib/host/", kPluginName));
-    candidates.push_back(absl::StrCat(directory, "/../lib/host/", kPluginName));
-  }
-  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const char* runfiles = getenv(variable); runfiles && *runfiles) {
-      candidates.push_back(
-          absl::StrCat(runfiles, "/bef_runtime/lib/host/", kPluginName));
-    }
-  }
-  candidates.push_back(kPluginName);
-  return candidates;
-}
-
-// dlopen and look up the table (the library stays loaded for the process;
-// loading it again is a reference count).
-absl::StatusOr<const BefTbbArenaApi*> LoadPlugin(const std::string& path) {
-  void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (library == nullptr) {
-    const char* error = dlerror();
-    return absl::FailedPreconditionError(error ? error : path);
-  }
-  using Entry = const BefTbbArenaApi* (*)();
-  auto entry = reinterpret_cast<Entry>(dlsym(library, "BefTbbArenaApiV1"));
-  if (entry == nullptr) {
-    dlclose(library);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": no BefTbbArenaApiV1"));
-  }
-  return entry();
-}
-
-// Where a queue's arena comes from: the table linked into the binary, or a
-// plugin file, loaded when the queue runs its first task (dlopen of libtbb
-// and the shared libstdc++ costs about a millisecond, which a program that
-// never enqueues work does not pay).
-struct ArenaSource {
-  const BefTbbArenaApi* linked = nullptr;
-  std::string plugin;
-};
-
-// Cheap: looks for the plugin file, does not load it (except from the
-// loader's search path, where only dlopen can find it).
-absl::StatusOr<ArenaSource> FindTbbArena() {
-  if (BefTbbArenaApiV1 != nullptr) return ArenaSource{BefTbbArenaApiV1(), ""};
-  std::vector<std::string> failures;
-  for (std::string& candidate : PluginCandidates()) {
-    if (candidate.find('/') == std::string::npos) {
-      absl::StatusOr<const BefTbbArenaApi*> loaded = LoadPlugin(candidate);
-      if (loaded.ok()) return ArenaSource{*loaded, ""};
-      failures.emplace_back(loaded.status().message());
-    } else if (access(candidate.c_str(), R_OK) == 0) {
-      return ArenaSource{nullptr, std::move(candidate)};
-    } else {
-      failures.push_back(absl::StrCat(candidate, ": ", std::strerror(errno)));
-    }
-  }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "the mstd work queue needs oneTBB through ", kPluginName,
-      " (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY "
-      "to its path. Tried: ",
-      absl::StrJoin(failures, "; ")));
-}
+std::atomic<TbbArenaSource> registered_arena_source{nullptr};
 
 class MultiThreadedWorkQueue;
 thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
-  MultiThreadedWorkQueue(ArenaSource source, int compute_threads, int blocking_threads)
+  MultiThreadedWorkQueue(TbbArenaSource source, int compute_threads,
+                         int blocking_threads)
       : compute_threads_(compute_threads),
         blocking_threads_(blocking_threads),
-        source_(std::move(source)) {}
+        source_(source) {}
 
   ~MultiThreadedWorkQueue() override {
     Quiesce();
@@ -246,16 +159,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   // tasks then run on the blocking threads, and an error says so once.
   void* Arena() {
     std::call_once(arena_once_, [this] {
-      const BefTbbArenaApi* tbb = source_.linked;
+      const BefTbbArenaApi* tbb = source_();
       std::string failure;
-      if (tbb == nullptr) {
-        absl::StatusOr<const BefTbbArenaApi*> loaded = LoadPlugin(source_.plugin);
-        if (loaded.ok()) {
-          tbb = *loaded;
-        } else {
-          failure = std::string(loaded.status().message());
-        }
-      }
+      if (tbb == nullptr) failure = "the registered oneTBB arena source failed";
       void* arena = tbb != nullptr ? tbb->create(compute_threads_) : nullptr;
       if (tbb != nullptr && arena == nullptr) {
         failure = absl::StrCat("oneTBB could not create an arena of ", compute_threads_,
@@ -301,7 +207,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   const int compute_threads_;
   const int blocking_threads_;
-  const ArenaSource source_;
+  const TbbArenaSource source_;
   std::once_flag arena_once_;
   const BefTbbArenaApi* tbb_ = nullptr;  // set with arena_
   void* arena_ = nullptr;
@@ -318,11 +224,19 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
 }  // namespace
 
+void RegisterTbbArenaSource(TbbArenaSource source) {
+  registered_arena_source.store(source, std::memory_order_release);
+}
+
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads) {
-  absl::StatusOr<ArenaSource> source = FindTbbArena();
-  if (!source.ok()) return source.status();
-  return std::make_unique<MultiThreadedWorkQueue>(*std::move(source), compute_threads,
+  TbbArenaSource source = registered_arena_source.load(std::memory_order_acquire);
+  if (source == nullptr) {
+    return absl::FailedPreconditionError(
+        "the mstd work queue needs a oneTBB arena: link //lib/host:tbb_arena "
+        "(or register another source with bef::RegisterTbbArenaSource)");
+  }
+  return std::make_unique<MultiThreadedWorkQueue>(source, compute_threads,
                                                   blocking_threads);
 }
 

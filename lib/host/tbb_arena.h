@@ -1,17 +1,14 @@
 // The oneTBB task arena behind the `mstd` work queue, as a C interface.
 //
-// Why a C interface: linking libtbb.so makes every process load it and the
-// shared libstdc++ it needs, which is 60% of the start-up instructions of
-// bef_executor even when the program runs on the single-threaded queue (see
-// docs/performance.md). So the arena is reached through this table, found
-//   1. in the binary itself, when it links //lib/host:tbb_arena (tests,
-//      benchmarks, embedders: nothing changes for them), or
-//   2. in libbef_tbb_arena.so, the same code built as a plugin (bef_executor,
-//      which links libstdc++ statically and does not link libtbb). Creating
-//      an `mstd` queue only finds the file; the queue's first task loads it
-//      with dlopen, so a run that enqueues nothing never loads TBB. If it
-//      then fails to load, the queue logs it once and runs compute tasks on
-//      its blocking threads.
+// The runtime reaches the arena only through this table, returned by the
+// source a binary registers (bef::RegisterTbbArenaSource, work_queue.h):
+//   - //lib/host:tbb_arena links oneTBB and registers BefTbbArenaApiV1 as
+//     the source when the binary starts (tests, benchmarks, bef_serve,
+//     embedders: the runtime behaves the same in all of them);
+//   - bef_executor registers a source that loads the same code, built as
+//     the plugin //lib/host:libbef_tbb_arena.so, on first use
+//     (tools/tbb_arena_plugin.cc): linking libtbb.so would load it and the
+//     shared libstdc++ it needs at every start.
 // Only C types cross the interface, so the plugin's libstdc++ and the
 // binary's may differ.
 #ifndef BEF_LIB_HOST_TBB_ARENA_H_

@@ -6,11 +6,11 @@
 // RUN: not bef_executor --functions=ok,missing_function %t.bef 2>&1 | FileCheck %s --check-prefix=FUNCTION
 // RUN: not bef_executor --host_allocator_type=bogus %t.bef 2>&1 | FileCheck %s --check-prefix=ALLOCATOR
 // RUN: not bef_executor --shared_libs=./no_such_library.so %t.bef 2>&1 | FileCheck %s --check-prefix=LIBRARY
-// oneTBB is loaded for mstd queues only (lib/host/tbb_arena.h).
+// oneTBB is loaded for mstd queues only (tools/tbb_arena_plugin.cc), by the
+// queue's first task: a plugin that is missing or does not load leaves the
+// compute tasks to the blocking threads, and says why.
 // RUN: bef_executor --work_queue_type=s %t.bef | FileCheck %s --check-prefix=NO-TBB-NEEDED
-// RUN: not env BEF_TBB_ARENA_LIBRARY=%t.no_tbb.so bef_executor --work_queue_type=mstd:2 %t.bef 2>&1 | FileCheck %s --check-prefix=NO-TBB
-// The plugin is loaded by the queue's first task: one that is there but
-// does not load leaves the compute tasks to the blocking threads.
+// RUN: env BEF_TBB_ARENA_LIBRARY=%t.no_tbb.so bef_executor --work_queue_type=mstd:2 --functions=async %t.bef 2>&1 | FileCheck %s --check-prefix=NO-TBB
 // RUN: env BEF_TBB_ARENA_LIBRARY=%t.bef bef_executor --work_queue_type=mstd:2 --functions=async %t.bef 2>&1 | FileCheck %s --check-prefix=BROKEN-TBB
 
 func.func @ok() -> i32 {
@@ -33,6 +33,9 @@ func.func @async() -> i32 {
 // LIBRARY: bef_executor: couldn't load library ./no_such_library.so: cannot open shared object file: No such file or directory
 // NO-TBB-NEEDED: --- Running 'ok':
 // NO-TBB-NEEDED-NEXT: 'ok' returned 1
-// NO-TBB: bef_executor: the mstd work queue needs oneTBB through libbef_tbb_arena.so (or a binary linking //lib/host:tbb_arena); set BEF_TBB_ARENA_LIBRARY to its path. Tried: {{.*}}no_tbb.so: No such file or directory
-// BROKEN-TBB: mstd work queue: {{.*}}.bef: {{.*}}; compute tasks run on the blocking threads
+// NO-TBB: cannot load libbef_tbb_arena.so (set BEF_TBB_ARENA_LIBRARY to its path); tried: {{.*}}no_tbb.so: cannot open shared object file
+// NO-TBB: mstd work queue: the registered oneTBB arena source failed; compute tasks run on the blocking threads
+// NO-TBB: 'async' returned 40
+// BROKEN-TBB: cannot load libbef_tbb_arena.so (set BEF_TBB_ARENA_LIBRARY to its path); tried: {{.*}}.bef: invalid ELF header
+// BROKEN-TBB: mstd work queue: the registered oneTBB arena source failed; compute tasks run on the blocking threads
 // BROKEN-TBB: 'async' returned 40

@@ -9,8 +9,8 @@
 //   mstd        multi-threaded: compute threads on oneTBB (default: hardware
 //   mstd:N      concurrency) and up to M threads for blocking work (default
 //   mstd:N,M    256). Threads start on first use, so creating a queue costs
-//               microseconds (binaries that load oneTBB as a plugin load
-//               it with the first task: lib/host/tbb_arena.h).
+//               microseconds. The oneTBB arena comes from the source the
+//               binary registered (RegisterTbbArenaSource below).
 //
 // Thread safety: AddTask and AddBlockingTask may be called from any thread;
 // Await and Quiesce from the host thread (the one running the program).
@@ -26,6 +26,10 @@
 #include "absl/status/statusor.h"
 #include "bef/async/async_value.h"
 #include "bef/support/unique_function.h"
+
+extern "C" {
+struct BefTbbArenaApi;  // lib/host/tbb_arena.h
+}
 
 namespace bef {
 
@@ -55,11 +59,25 @@ class ConcurrentWorkQueue {
 };
 
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
-// REQUIRES: compute_threads >= 1, blocking_threads >= 1. Fails when oneTBB
-// is neither linked in (//lib/host:tbb_arena) nor found as the plugin
-// libbef_tbb_arena.so (lib/host/tbb_arena.h says where it is looked for).
+// REQUIRES: compute_threads >= 1, blocking_threads >= 1. Fails when no
+// arena source is registered (the message names what to link).
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads);
+
+// Where `mstd` queues get their oneTBB task arena: a function returning the
+// arena's C table (lib/host/tbb_arena.h), called when a queue runs its first
+// compute task (it may load a library then; null means it could not, and
+// the queue then runs compute tasks on its blocking threads and logs why).
+//
+// Linking //lib/host:tbb_arena registers oneTBB itself: that is what tests,
+// benchmarks, bef_serve and embedders link, and the runtime behaves the same
+// in all of them. A binary may register another source instead (the last
+// registration wins); bef_executor registers one that loads oneTBB as a
+// plugin on first use, so a run that never enqueues work never loads libtbb
+// (tools/tbb_arena_plugin.cc). Without any source, CreateWorkQueue("mstd...")
+// fails and says what to link.
+using TbbArenaSource = const ::BefTbbArenaApi* (*)();
+void RegisterTbbArenaSource(TbbArenaSource source);
 
 // Parses a --work_queue_type spec ("name[:args]", split at the first ':').
 // Bad arguments are logged as TFRT does ("Invalid argument for s work queue:
