@@ -1,0 +1,89 @@
+// The straight-line interpreter's inner loop (straight_line.cc,
+// parallel_levels.cc): payload registers and a cursor that runs the steps of
+// an ExecutionPlan's line on them.
+#ifndef BEF_LIB_EXECUTOR_LINE_CURSOR_H_
+#define BEF_LIB_EXECUTOR_LINE_CURSOR_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/executor/execution_plan.h"
+#include "lib/executor/fast_path_policy.h"
+
+namespace bef {
+
+// A register of a straight-line execution: the payload only.
+struct PayloadRegister {
+  alignas(8) unsigned char bytes[kDirectResultSize];
+};
+
+// Registers of straight-line executions too large for the stack, reused
+// by the thread's next one (straight-line executions never nest: direct
+// kernels call nothing). straight_line.cc.
+PayloadRegister* ScratchRegisters(size_t count);
+
+// How many kernels run between two looks at the request's cancellation.
+constexpr size_t kCancellationInterval = 64;
+// Levels of at least this many kernels are split between the work queue's
+// threads, in chunks of kParallelChunk kernels.
+constexpr uint32_t kParallelChunk = 1024;
+constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
+
+// Runs the steps of a straight-line plan on one set of registers. A local
+// copy keeps these pointers in machine registers across the kernels' calls
+// (through the plan they would be reloaded after every call).
+struct LineCursor {
+  LineCursor(const ExecutionPlan& plan, PayloadRegister* registers,
+             const uint8_t* attribute_pool)
+      : steps(plan.line.data()),
+        operands(plan.line_operands.data()),
+        attribute_pool(attribute_pool),
+        registers(registers) {}
+
+  // Runs the kernel at position `at` of the line.
+  [[gnu::always_inline]] void Run(uint32_t at) const {
+    const ExecutionPlan::LineStep& step = steps[at];
+    const uint32_t* operand_registers = operands + step.first_operand;
+    const void* payloads[kMaxDirectArguments];
+    switch (step.num_operands) {  // most kernels read one or two
+      case 2:
+        payloads[1] = registers[operand_registers[1]].bytes;
+        [[fallthrough]];
+      case 1:
+        payloads[0] = registers[operand_registers[0]].bytes;
+        [[fallthrough]];
+      case 0:
+        break;
+      default:
+        for (uint32_t i = 0; i < step.num_operands; ++i) {
+          payloads[i] = registers[operand_registers[i]].bytes;
+        }
+    }
+    step.run(payloads, attribute_pool, step.attribute_offsets,
+             registers[step.result_register].bytes);
+  }
+  // Runs line[begin, end).
+  [[gnu::always_inline]] void Run(uint32_t begin, uint32_t end) const {
+    for (uint32_t at = begin; at < end; ++at) Run(at);
+  }
+
+  const ExecutionPlan::LineStep* steps;
+  const uint32_t* operands;
+  const uint8_t* attribute_pool;
+  PayloadRegister* registers;
+};
+
+// Runs line[begin, stop) on this thread; returns the position of the first
+// kernel not run (stop, unless a cancellation stopped it). Cancellation is
+// looked at before every kCancellationInterval kernels but the first (the
+// caller looked just before).
+// The cursor is passed by value so that it stays in machine registers
+// across the kernels' calls. Out of line (straight_line.cc): inlined into
+// the repeated-run loop it costs that loop registers.
+uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
+                      const RequestContext* request);
+
+}  // namespace bef
+
+#endif  // BEF_LIB_EXECUTOR_LINE_CURSOR_H_

@@ -1,0 +1,229 @@
+#include "lib/executor/straight_line.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "lib/executor/line_cursor.h"
+#include "lib/executor/parallel_levels.h"
+
+namespace bef {
+
+PayloadRegister* ScratchRegisters(size_t count) {
+  thread_local std::unique_ptr<PayloadRegister[]> scratch;
+  thread_local size_t capacity = 0;
+  if (capacity < count) {
+    scratch.reset(new PayloadRegister[count]);
+    capacity = count;
+  }
+  return scratch.get();
+}
+
+uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
+                      const RequestContext* request) {
+  for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
+    if (block != begin && FastPathPolicy::Cancelled(request)) [[unlikely]] {
+      return block;
+    }
+    cursor.Run(block, std::min<uint32_t>(stop, block + kCancellationInterval));
+  }
+  return stop;
+}
+
+namespace {
+
+// Whether a straight-line run may start: the arguments are available and
+// of the payload types the kernels read, and the request is neither
+// cancelled nor traced. Otherwise the dataflow executor runs the function.
+[[gnu::always_inline]] inline bool StraightLineMayStart(const ExecutionPlan& plan,
+                                                       const FastPathPolicy& policy,
+                                                       std::span<AsyncValue* const> arguments) {
+  if (!policy.StraightLineAllowed() || arguments.size() != plan.info->num_arguments)
+      [[unlikely]] {
+    return false;
+  }
+  for (uint32_t a : plan.typed_arguments) {
+    if (!arguments[a]->IsConcrete() || arguments[a]->type_id() != plan.argument_types[a]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The payload registers of one straight-line run: on the stack when few,
+// else the thread's scratch registers.
+class StraightLineRegisters {
+ public:
+  explicit StraightLineRegisters(uint32_t count)
+      : registers_(count <= kInline ? inline_ : ScratchRegisters(count)) {}
+  StraightLineRegisters(const StraightLineRegisters&) = delete;
+  StraightLineRegisters& operator=(const StraightLineRegisters&) = delete;
+
+  PayloadRegister* get() const { return registers_; }
+
+  // Copies the payloads of the arguments read as payloads into their
+  // registers. A direct operand's payload is at most kDirectResultSize
+  // bytes, and the value object extends at least that far past its header.
+  void LoadArguments(const ExecutionPlan& plan, std::span<AsyncValue* const> arguments) {
+    for (uint32_t a : plan.typed_arguments) {
+      std::memcpy(registers_[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
+    }
+  }
+
+ private:
+  static constexpr uint32_t kInline = 32;
+  PayloadRegister inline_[kInline];
+  PayloadRegister* registers_;
+};
+
+// One run of a whole line of `num_kernels` steps (in a repeated run):
+// false, part run, on a cancellation, looked at before the run and every
+// kCancellationInterval kernels.
+[[gnu::always_inline]] inline bool RunLineOnce(const LineCursor& cursor, uint32_t num_kernels,
+                                               const RequestContext* request) {
+  if (FastPathPolicy::Cancelled(request)) [[unlikely]] return false;
+  if (num_kernels <= kCancellationInterval) [[likely]] {
+    cursor.Run(0, num_kernels);
+    return true;
+  }
+  return RunLineRange(cursor, 0, num_kernels, request) == num_kernels;
+}
+
+// The results of a straight-line run that stopped at position `end` of the
+// line, or returns an argument or a register twice.
+[[gnu::noinline]] void SetStraightLineResults(const ExecutionPlan& plan, uint32_t end,
+                                              const PayloadRegister* registers,
+                                              RequestContext* request,
+                                              std::span<AsyncValue* const> arguments,
+                                              std::span<RCReference<AsyncValue>> results) {
+  const FunctionInfo& info = *plan.info;
+  for (size_t i = 0; i < results.size(); ++i) {
+    uint32_t reg = info.result_registers[i];
+    uint32_t producer = plan.result_producers[i];
+    uint32_t position = plan.result_positions[i];
+    uint32_t same = plan.first_result_of_register[i];
+    if (same < i) {
+      results[i] = results[same];
+    } else if (producer == 0) {
+      results[i] = FormRef(arguments[reg]);
+    } else if (position >= end) {
+      results[i] = FormRef(request->GetCancelAsyncValue());
+    } else {
+      results[i] = TakeRef(plan.direct[producer].box(registers[reg].bytes));
+    }
+  }
+}
+
+}  // namespace
+
+// Runs a straight-line function; false, with nothing done, when the
+// dataflow executor must run it (StraightLineMayStart, or the request's
+// kernel budget would run out on the way).
+// A cancellation noticed on the way makes the results of the kernels not
+// run yet the cancellation's error, as the dataflow executor does.
+bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                     const ExecutionContext& context, const FastPathPolicy& policy,
+                     std::span<AsyncValue* const> arguments,
+                     std::span<RCReference<AsyncValue>> results) {
+  if (!StraightLineMayStart(plan, policy, arguments)) return false;
+  if (!policy.ChargeStraightLine(static_cast<int64_t>(plan.line.size()))) return false;
+  RequestContext* request = context.request_context();
+  StraightLineRegisters storage(plan.info->num_registers);
+  PayloadRegister* registers = storage.get();
+  storage.LoadArguments(plan, arguments);
+  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
+  if (num_kernels <= kCancellationInterval) {
+    LineCursor(plan, registers, attribute_pool).Run(0, num_kernels);
+  } else if (plan.widest_level < kParallelLevel || context.host()->GetNumWorkerThreads() < 2) {
+    end = RunLineRange(LineCursor(plan, registers, attribute_pool), 0, num_kernels, request);
+  } else {
+    end = RunLevelsInParallel(plan, registers, attribute_pool, policy, context.host());
+  }
+  if (plan.results_boxed_directly && end == num_kernels) [[likely]] {
+    const uint32_t* result_registers = plan.info->result_registers.data();
+    for (size_t i = 0; i < results.size(); ++i) {
+      results[i] = TakeRef(plan.result_boxers[i](registers[result_registers[i]].bytes));
+    }
+  } else {
+    SetStraightLineResults(plan, end, registers, request, arguments, results);
+  }
+  return true;
+}
+
+// BefFunction::ExecuteRepeated for a loop-carried straight-line plan: the
+// loop values stay payloads in the argument registers between runs. A loop
+// value is, per position, either still an argument's value (`origins`, a
+// result returning an argument unchanged) or the payload of a kernel's
+// result, boxed at the end by that kernel (`boxers`). Same conditions as
+// RunStraightLine, the budget charged for all runs up front; cancellation
+// is looked at before every run and every kCancellationInterval kernels,
+// and makes every result its error.
+bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                             const ExecutionContext& context,
+                             const FastPathPolicy& policy, int32_t count,
+                             std::span<AsyncValue* const> arguments,
+                             std::span<RCReference<AsyncValue>> results) {
+  if (!StraightLineMayStart(plan, policy, arguments)) return false;
+  const FunctionInfo& info = *plan.info;
+  if (!policy.ChargeStraightLine(int64_t{count} * static_cast<int64_t>(plan.line.size())))
+    return false;
+  RequestContext* request = context.request_context();
+  StraightLineRegisters storage(info.num_registers);
+  PayloadRegister* registers = storage.get();
+  storage.LoadArguments(plan, arguments);
+  const uint32_t num_values = info.num_arguments;
+  const uint32_t* result_registers = info.result_registers.data();
+  const uint32_t* producers = plan.result_producers.data();
+  const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  // On a cancellation every result is its error.
+  auto cancel_results = [&] {
+    for (auto& result : results) result = FormRef(request->GetCancelAsyncValue());
+    return true;
+  };
+  const LineCursor cursor(plan, registers, attribute_pool);
+  bool returns_an_argument = false;
+  for (uint32_t i = 0; i < num_values; ++i) returns_an_argument |= producers[i] == 0;
+  if (!returns_an_argument) {
+    // Every loop value is a kernel's result, in a register other than the
+    // arguments': copied straight into argument i.
+    for (int32_t run = 0; run < count; ++run) {
+      if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
+      for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
+    }
+    for (uint32_t i = 0; i < num_values; ++i) {
+      results[i] = TakeRef(plan.direct[producers[i]].box(registers[i].bytes));
+    }
+    return true;
+  }
+  // Per loop value: the argument value it still is (a result returning an
+  // argument unchanged), or null once a kernel produced it, then boxed at
+  // the end by `boxers[i]`.
+  std::vector<AsyncValue*> origins(arguments.begin(), arguments.end());
+  std::vector<uint32_t> boxers(num_values, 0);
+  std::vector<PayloadRegister> next_payloads(num_values);
+  std::vector<AsyncValue*> next_origins(num_values);
+  std::vector<uint32_t> next_boxers(num_values);
+  for (int32_t run = 0; run < count; ++run) {
+    if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
+    for (uint32_t i = 0; i < num_values; ++i) {
+      uint32_t reg = result_registers[i];
+      next_payloads[i] = registers[reg];
+      next_origins[i] = producers[i] == 0 ? origins[reg] : nullptr;
+      next_boxers[i] = producers[i] == 0 ? boxers[reg] : producers[i];
+    }
+    for (uint32_t i = 0; i < num_values; ++i) registers[i] = next_payloads[i];
+    origins.swap(next_origins);
+    boxers.swap(next_boxers);
+  }
+  for (uint32_t i = 0; i < num_values; ++i) {
+    results[i] = origins[i] != nullptr ? FormRef(origins[i])
+                                       : TakeRef(plan.direct[boxers[i]].box(registers[i].bytes));
+  }
+  return true;
+}
+
+}  // namespace bef
