@@ -42,34 +42,14 @@ int main(int argc, char** argv) {
 
   namespace io = bef::converter_io;
   return io::RunWithLargeStack([&]() -> int {
-    std::string error;
-    io::ReadOptions read_options;
-    read_options.max_bytes = io::MaxInputBytes();
-    read_options.output_path = output_filename;
     std::unique_ptr<llvm::MemoryBuffer> input =
-        io::ReadInput(input_filename, read_options, &error);
-    if (!input) {
-      llvm::errs() << error << "\n";
-      return 1;
-    }
-    if (!io::CheckMlirNesting(input->getBuffer(), io::MaxNestingDepth(),
-                              input->getBufferIdentifier(), &error)) {
-      llvm::errs() << error << "\n";
-      return 1;
-    }
-    std::unique_ptr<io::OutputFile> output =
-        io::OutputFile::Open(output_filename, &error);
-    if (!output) {
-      llvm::errs() << error << "\n";
-      return 1;
-    }
+        io::OpenMlirInput(input_filename, output_filename);
+    if (!input) return 1;
+    std::unique_ptr<io::OutputFile> output = io::OpenOutput(output_filename);
+    if (!output) return 1;
     if (mlir::failed(
             mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
       return 1;
-    if (!output->Keep(&error)) {
-      llvm::errs() << error << "\n";
-      return 1;
-    }
-    return 0;
+    return io::KeepOutput(*output) ? 0 : 1;
   });
 }

@@ -91,18 +91,10 @@ int Run() {
   if (!module || failed) return 1;
   if (mlir::failed(mlir::verify(*module))) return 1;
 
-  std::unique_ptr<io::OutputFile> output =
-      io::OutputFile::Open(output_filename, &error);
-  if (!output) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
+  std::unique_ptr<io::OutputFile> output = io::OpenOutput(output_filename);
+  if (!output) return 1;
   module->print(output->os());
-  if (!output->Keep(&error)) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
-  return 0;
+  return io::KeepOutput(*output) ? 0 : 1;
 }
 
 }  // namespace

@@ -240,6 +240,35 @@ OutputFile::~OutputFile() {
   }
 }
 
+std::unique_ptr<llvm::MemoryBuffer> OpenMlirInput(const std::string& input_path,
+                                                  const std::string& output_path) {
+  std::string error;
+  ReadOptions options;
+  options.max_bytes = MaxInputBytes();
+  options.output_path = output_path;
+  std::unique_ptr<llvm::MemoryBuffer> input = ReadInput(input_path, options, &error);
+  if (input && !CheckMlirNesting(input->getBuffer(), MaxNestingDepth(),
+                                 input->getBufferIdentifier(), &error)) {
+    input.reset();
+  }
+  if (!input) llvm::errs() << error << "\n";
+  return input;
+}
+
+std::unique_ptr<OutputFile> OpenOutput(const std::string& path) {
+  std::string error;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(path, &error);
+  if (!output) llvm::errs() << error << "\n";
+  return output;
+}
+
+bool KeepOutput(OutputFile& output) {
+  std::string error;
+  if (output.Keep(&error)) return true;
+  llvm::errs() << error << "\n";
+  return false;
+}
+
 int RunWithLargeStack(const std::function<int()>& body) {
   struct Call {
     const std::function<int()>* body;

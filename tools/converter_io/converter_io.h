@@ -84,6 +84,17 @@ class OutputFile {
   llvm::raw_ostream* stream_ = nullptr;
 };
 
+// The converters' usual sequence, each step printing its error to stderr
+// and returning null (or false) when it fails:
+//   OpenMlirInput   ReadInput with the flags' bound, refused when it is
+//                   `output_path`, then CheckMlirNesting;
+//   OpenOutput      OutputFile::Open;
+//   KeepOutput      OutputFile::Keep.
+std::unique_ptr<llvm::MemoryBuffer> OpenMlirInput(const std::string& input_path,
+                                                  const std::string& output_path);
+std::unique_ptr<OutputFile> OpenOutput(const std::string& path);
+bool KeepOutput(OutputFile& output);
+
 // Runs `body` on a thread whose stack holds --max_nesting_depth levels of
 // MLIR's recursive parsing, verification, printing and destruction, and
 // returns its exit code.
