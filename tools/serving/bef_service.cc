@@ -28,6 +28,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// How deep a request body may nest arrays and objects (docs/serving.md).
+constexpr int kMaxJsonDepth = 64;
+
 // A request error: the HTTP status and message of a 4xx answer.
 struct BadRequest {
   std::string message;
@@ -417,7 +420,23 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
   if (function == nullptr || function->kind() == FunctionKind::kSyncBefFunction) {
     return bad(404, "NOT_FOUND", absl::StrCat("no function named '", ToAbsl(name), "'"));
   }
-  Json request = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // nlohmann's parser is iterative, but copying and destroying a parsed
+  // tree recurse once per level: values nested deeper than kMaxJsonDepth are
+  // discarded while parsing (never built) and the request refused.
+  bool too_deep = false;
+  Json request = Json::parse(
+      body,
+      [&too_deep](int depth, Json::parse_event_t, Json&) {
+        if (depth <= kMaxJsonDepth) return true;
+        too_deep = true;
+        return false;
+      },
+      /*allow_exceptions=*/false);
+  if (too_deep) {
+    return bad(400, "INVALID_ARGUMENT",
+               absl::StrCat("the body nests arrays or objects more than ", kMaxJsonDepth,
+                            " levels deep"));
+  }
   if (request.is_discarded()) return bad(400, "INVALID_ARGUMENT", "the body is not valid JSON");
   if (!request.is_object()) {
     return bad(400, "INVALID_ARGUMENT", "the body must be a JSON object with \"args\"");
