@@ -62,10 +62,13 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   std::vector<uint32_t> producers(function.num_registers, kUndefined);
   for (uint32_t a = 0; a < function.num_arguments; ++a) producers[a] = 0;
   argument_types.assign(function.num_arguments, kAnyOperandType);
-  const uint32_t root_stream = function.kernels[0].stream;
+  // Streams are scheduling hints (where and when kernels run, never what
+  // they compute): a function of direct kernels, which are synchronous,
+  // cannot fail and have no side effects, runs straight line whatever
+  // streams the converter's analysis gave its kernels.
   for (size_t k = 1; k < direct.size(); ++k) {
     const DirectStep& step = direct[k];
-    if (step.run == nullptr || function.kernels[k].stream != root_stream) return;
+    if (step.run == nullptr) return;
     for (uint32_t i = 0; i < step.num_operands; ++i) {
       const DirectOperand& operand = operands[step.first_operand + i];
       uint32_t producer = producers[operand.reg];

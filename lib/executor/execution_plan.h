@@ -9,9 +9,10 @@
 //   its result is *unboxed*: kept as a payload in the invocation's register,
 //   never an AsyncValue.
 //
-// - Straight line: a function whose kernels are all direct, on one stream,
-//   each reading only arguments and results of earlier kernels (as the
-//   payload types they are), runs as a
+// - Straight line: a function whose kernels are all direct (on any streams:
+//   streams only say where and when kernels run), each reading only
+//   arguments and results of earlier kernels (as the payload types they
+//   are), runs as a
 //   loop over its kernels with every register an unboxed payload -- no
 //   ready counts, no queue, no values but the results (BefFunction::Execute
 //   takes this path when the arguments are available and of the types read,

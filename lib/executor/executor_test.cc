@@ -428,6 +428,38 @@ TEST_P(ExecutorTest, StraightLineNoticesCancellationOnTheWay) {
   EXPECT_TRUE(diagnostics_.empty());
 }
 
+// Streams are scheduling hints: mlir-to-bef's stream analysis puts a
+// constant with many users on a stream of its own, and kernels of one
+// function on several streams; a function of direct kernels still runs
+// straight line, with the results of the dataflow path.
+TEST_P(ExecutorTest, StraightLineWhateverTheStreams) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = f.AddKernel("tfrt.constant.i32")
+                     .set_stream(1)
+                     .AddAttribute(BefAttribute::I32(1), "value")
+                     .AddResult("i32");
+  uint32_t chain = 0;
+  for (int i = 0; i < 300; ++i) {
+    chain = f.AddKernel("tfrt.add.i32").AddArgument(i == 0 ? 0 : chain).AddArgument(one)
+                .AddResult("i32");
+  }
+  uint32_t side = f.AddKernel("tfrt.add.i32").set_stream(2).AddArgument(0).AddArgument(0)
+                      .AddResult("i32");
+  f.Return({chain, side});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  ASSERT_TRUE(plan.straight_line);
+  for (int32_t x = -2; x < 3; ++x) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    auto results = Run(*program, "f", {argument.GetAsyncValue()});
+    EXPECT_EQ(I32(results[0]), x + 300);
+    EXPECT_EQ(I32(results[1]), 2 * x);
+  }
+  EXPECT_TRUE(diagnostics_.empty());
+}
+
 // Kernels of one dataflow level are independent: a wide level (at least
 // 4096 kernels) is split between the work queue's threads (on mstd:2; on s
 // the same plan runs on one thread).
