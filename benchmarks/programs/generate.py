@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Writes the program benchmarks as MLIR text, the way users write host
+programs; scripts/benchmarks.sh converts each with mlir-to-bef and runs it
+with bef_executor (docs/performance.md). Each program is one function whose
+body is a `tfrt_test.benchmark` region (20 measured runs after 3 warm-up
+runs; the op prints `BM:NAME:Time 50%(ns): N`).
+
+usage: generate.py OUTPUT_DIR [--scale=F]   (F < 1 shrinks every program)
+Prints one line per program: NAME FILE.mlir UNITS (the work items its time
+is divided by).
+"""
+import os
+import sys
+
+RUNS = "duration_secs = 100, max_count = 20, num_warmup_runs = 3"
+
+
+def benchmark(name, body, helpers="", arguments="%x : i32", setup="  %x = tfrt.constant.i32 0\n"):
+    return (helpers +
+            "func.func @%s() -> !tfrt.chain {\n" % name + setup +
+            '  %%r = tfrt_test.benchmark "%s"(%s) %s {\n' % (name, arguments, RUNS) +
+            body +
+            "  }\n  tfrt.return %r : !tfrt.chain\n}\n")
+
+
+def chain(n):
+    lines = ["    %one = tfrt.constant.i32 1", "    %v0 = tfrt.add.i32 %x, %one"]
+    lines += ["    %%v%d = tfrt.add.i32 %%v%d, %%one" % (i + 1, i) for i in range(n - 1)]
+    lines.append("    tfrt.return %%v%d : i32" % (n - 1))
+    return benchmark("chain", "\n".join(lines) + "\n"), n
+
+
+def reduction(lines, values, op="tfrt.add.i32"):
+    """Adds `values` pairwise to one; returns the name of the sum."""
+    counter = [0]
+    while len(values) > 1:
+        nxt = []
+        for i in range(0, len(values) - 1, 2):
+            name = "%%s%d" % len(lines)
+            lines.append("    %s = %s %s, %s" % (name, op, values[i], values[i + 1]))
+            nxt.append(name)
+        if len(values) % 2:
+            nxt.append(values[-1])
+        values = nxt
+    return values[0]
+
+
+def wide(n):
+    lines = ["    %one = tfrt.constant.i32 1"]
+    values = []
+    for i in range(n):
+        lines.append("    %%w%d = tfrt.add.i32 %%x, %%one" % i)
+        values.append("%%w%d" % i)
+    total = reduction(lines, values)
+    lines.append("    tfrt.return %s : i32" % total)
+    return benchmark("wide", "\n".join(lines) + "\n"), 2 * n - 1
+
+
+def repeat(n):
+    body = ("    %%n = tfrt.constant.i32 %d\n" % n +
+            "    %r = tfrt.repeat.i32 %n, %x : i32 {\n"
+            "      %one = tfrt.constant.i32 1\n"
+            "      %y = tfrt.add.i32 %x, %one\n"
+            "      tfrt.return %y : i32\n"
+            "    }\n"
+            "    tfrt.return %r : i32\n")
+    return benchmark("repeat", body), n
+
+
+def async_chain(n):
+    lines = ["    %one = tfrt.constant.i32 1",
+             '    %v0 = "tfrt_test.async_add.i32"(%x, %one) : (i32, i32) -> i32']
+    lines += ['    %%v%d = "tfrt_test.async_add.i32"(%%v%d, %%one) : (i32, i32) -> i32' % (i + 1, i)
+              for i in range(n - 1)]
+    lines.append("    tfrt.return %%v%d : i32" % (n - 1))
+    return benchmark("async_chain", "\n".join(lines) + "\n"), n
+
+
+def async_fanout(n):
+    lines = ["    %one = tfrt.constant.i32 1"]
+    values = []
+    for i in range(n):
+        lines.append('    %%a%d = "tfrt_test.async_add.i32"(%%x, %%one) : (i32, i32) -> i32' % i)
+        values.append("%%a%d" % i)
+    total = reduction(lines, values)
+    lines.append("    tfrt.return %s : i32" % total)
+    return benchmark("async_fanout", "\n".join(lines) + "\n"), n
+
+
+def merge_mix(n):
+    lines = ["    %one = tfrt.constant.i32 1", "    %c0 = tfrt.new.chain",
+             "    %v0 = tfrt.add.i32 %x, %one"]
+    for i in range(n - 1):
+        lines.append("    %%v%d = tfrt.add.i32 %%v%d, %%one" % (i + 1, i))
+        lines.append("    %%c%d = tfrt.merge.chains %%c%d, %%v%d : !tfrt.chain, i32" % (i + 1, i, i + 1))
+    lines.append("    tfrt.return %%c%d : !tfrt.chain" % (n - 1))
+    return benchmark("merge_mix", "\n".join(lines) + "\n"), 2 * n
+
+
+def call(n):
+    helper = ("func.func @add_one(%x: i32) -> i32 {\n"
+              "  %one = tfrt.constant.i32 1\n"
+              "  %y = tfrt.add.i32 %x, %one\n"
+              "  tfrt.return %y : i32\n}\n\n")
+    body = ("    %%n = tfrt.constant.i32 %d\n" % n +
+            "    %r = tfrt.repeat.i32 %n, %x : i32 {\n"
+            "      %y = tfrt.call @add_one(%x) : (i32) -> i32\n"
+            "      tfrt.return %y : i32\n"
+            "    }\n"
+            "    tfrt.return %r : i32\n")
+    return benchmark("call", body, helpers=helper), n
+
+
+def if_(n):
+    body = ("    %%n = tfrt.constant.i32 %d\n" % n +
+            "    %r = tfrt.repeat.i32 %n, %x : i32 {\n"
+            "      %t = tfrt.constant.i1 true\n"
+            "      %y = tfrt.if %t, %x : (i32) -> (i32) {\n"
+            "        %one = tfrt.constant.i32 1\n"
+            "        %z = tfrt.add.i32 %x, %one\n"
+            "        tfrt.return %z : i32\n"
+            "      } else {\n"
+            "        tfrt.return %x : i32\n"
+            "      }\n"
+            "      tfrt.return %y : i32\n"
+            "    }\n"
+            "    tfrt.return %r : i32\n")
+    return benchmark("if", body), n
+
+
+def while_(n):
+    helper = ("func.func @step(%i: i32, %last: i32) -> (i32, i32, i1) {\n"
+              "  %one = tfrt.constant.i32 1\n"
+              "  %next = tfrt.add.i32 %i, %one\n"
+              '  %more = "tfrt.lessequal.i32"(%next, %last) : (i32, i32) -> i1\n'
+              "  tfrt.return %next, %last, %more : i32, i32, i1\n}\n\n")
+    body = ("    %%last = tfrt.constant.i32 %d\n" % (n - 1) +
+            "    %t = tfrt.constant.i1 true\n"
+            "    %i, %l = tfrt.while %t @step(%x, %last) parallel_iterations(1) : (i32, i32) -> (i32, i32)\n"
+            "    tfrt.return %i : i32\n")
+    return benchmark("while", body, helpers=helper), n
+
+
+PROGRAMS = [
+    ("chain", chain, 100000),
+    ("wide", wide, 100000),
+    ("repeat", repeat, 1000000),
+    ("async_chain", async_chain, 10000),
+    ("async_fanout", async_fanout, 10000),
+    ("merge_mix", merge_mix, 50000),
+    ("call", call, 100000),
+    ("if", if_, 100000),
+    ("while", while_, 100000),
+]
+
+
+def main():
+    out = sys.argv[1]
+    scale = 1.0
+    for argument in sys.argv[2:]:
+        if argument.startswith("--scale="):
+            scale = float(argument.split("=", 1)[1])
+    os.makedirs(out, exist_ok=True)
+    for name, make, size in PROGRAMS:
+        text, units = make(max(2, int(size * scale)))
+        path = os.path.join(out, name + ".mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        print(name, path, units)
+
+
+if __name__ == "__main__":
+    main()
