@@ -198,8 +198,8 @@ void RegisterBasicKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt.print.complex64", BEF_KERNEL(PrintComplex64));
   registry->AddKernel("tfrt.print.complex128", BEF_KERNEL(PrintComplex128));
 
-  registry->AddKernel("tfrt.new.chain", BEF_KERNEL(NewChain));
-  registry->AddKernel("tfrt.merge.chains", BEF_KERNEL(MergeChains));
+  registry->AddKernel("tfrt.new.chain", ChainOnly(BEF_KERNEL(NewChain)));
+  registry->AddKernel("tfrt.merge.chains", ChainOnly(BEF_KERNEL(MergeChains)));
   registry->AddKernel("tfrt.alias.value", BEF_KERNEL(AliasValue));
   registry->AddKernel("tfrt.get_device", BEF_KERNEL(GetDevice));
 }

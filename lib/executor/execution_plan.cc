@@ -2,7 +2,17 @@
 
 #include <algorithm>
 
+#include "bef/async/async_value_ref.h"
+
 namespace bef {
+namespace {
+
+// A chain-only kernel on the straight line: every operand is an available
+// value there, so the chain is ready and there is nothing to do.
+void RunChainOnly(const void* const*, const uint8_t*, const uint32_t*, void*) {}
+AsyncValue* BoxChain(const void*) { return GetReadyChain().ReleaseRCRef().release(); }
+
+}  // namespace
 
 ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
   const size_t num_kernels = function.kernels.size();
@@ -12,6 +22,14 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
   for (size_t k = 0; k < num_kernels; ++k) {
     const KernelInfo& kernel = function.kernels[k];
     schedule[k] = {function.initial_ready_counts[k], kernel.stream};
+    if (kernel.chain_only && kernel.direct == nullptr) {
+      // Not a direct step of the dataflow path (its frame runs it there);
+      // the straight line runs it as nothing and boxes the ready chain.
+      direct[k].box = &BoxChain;
+      direct[k].result_register = kernel.results()[0];
+      result_types[k] = AsyncValueTypeId<Chain>();
+      continue;
+    }
     if (kernel.direct == nullptr) continue;
     DirectStep& step = direct[k];
     uint16_t operand_types[kMaxDirectArguments];
@@ -64,16 +82,33 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   argument_types.assign(function.num_arguments, kAnyOperandType);
   // Streams are scheduling hints (where and when kernels run, never what
   // they compute): a function of direct kernels, which are synchronous,
-  // cannot fail and have no side effects, runs straight line whatever
-  // streams the converter's analysis gave its kernels.
+  // cannot fail and have no side effects, and of chain-only kernels runs
+  // straight line whatever streams the converter's analysis gave them.
+  // An argument read without a payload type (a chain) must still be an
+  // available value, not an error: it is checked when a run starts.
+  std::vector<bool> untyped_argument_read(function.num_arguments, false);
   for (size_t k = 1; k < direct.size(); ++k) {
     const DirectStep& step = direct[k];
-    if (step.run == nullptr) return;
+    const KernelInfo& kernel = function.kernels[k];
+    if (step.run == nullptr) {
+      // A chain-only kernel only waits for its operands.
+      if (!kernel.chain_only) return;
+      for (uint32_t reg : kernel.arguments()) {
+        uint32_t producer = producers[reg];
+        if (producer == kUndefined) return;  // not defined yet
+        if (producer == 0) untyped_argument_read[reg] = true;
+      }
+      producers[step.result_register] = static_cast<uint32_t>(k);
+      continue;
+    }
     for (uint32_t i = 0; i < step.num_operands; ++i) {
       const DirectOperand& operand = operands[step.first_operand + i];
       uint32_t producer = producers[operand.reg];
       if (producer == kUndefined) return;  // not defined yet
-      if (operand.type == kAnyOperandType) continue;
+      if (operand.type == kAnyOperandType) {
+        if (producer == 0) untyped_argument_read[operand.reg] = true;
+        continue;
+      }
       if (producer == 0) {
         uint16_t& type = argument_types[operand.reg];
         if (type != kAnyOperandType && type != operand.type) return;  // read as two types
@@ -95,6 +130,11 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   for (size_t k = 1; k < direct.size(); ++k) {
     const DirectStep& step = direct[k];
     uint32_t level = 1;
+    if (step.run == nullptr) {  // chain-only
+      for (uint32_t reg : function.kernels[k].arguments()) {
+        level = std::max(level, levels[producers[reg]] + 1);
+      }
+    }
     for (uint32_t i = 0; i < step.num_operands; ++i) {
       level = std::max(level, levels[producers[operands[step.first_operand + i].reg]] + 1);
     }
@@ -125,14 +165,19 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   line_operands.reserve(operands.size());
   for (uint32_t kernel : order) {
     const DirectStep& step = direct[kernel];
-    line.push_back({step.run, step.attribute_offsets, step.result_register,
-                    static_cast<uint32_t>(line_operands.size()), step.num_operands});
+    line.push_back({step.run != nullptr ? step.run : &RunChainOnly, step.attribute_offsets,
+                    step.result_register, static_cast<uint32_t>(line_operands.size()),
+                    step.num_operands});
     for (uint32_t i = 0; i < step.num_operands; ++i) {
       line_operands.push_back(operands[step.first_operand + i].reg);
     }
   }
   for (uint32_t a = 0; a < function.num_arguments; ++a) {
-    if (argument_types[a] != kAnyOperandType) typed_arguments.push_back(a);
+    if (argument_types[a] != kAnyOperandType) {
+      typed_arguments.push_back(a);
+    } else if (untyped_argument_read[a]) {
+      available_arguments.push_back(a);
+    }
   }
   results_boxed_directly = true;
   for (uint32_t i = 0; i < function.result_registers.size(); ++i) {

@@ -9,8 +9,10 @@
 //   its result is *unboxed*: kept as a payload in the invocation's register,
 //   never an AsyncValue.
 //
-// - Straight line: a function whose kernels are all direct (on any streams:
-//   streams only say where and when kernels run), each reading only
+// - Straight line: a function whose kernels are all direct or chain-only
+//   (tfrt.new.chain, tfrt.merge.chains: nothing to do where every value is
+//   available), on any streams (streams only say where and when kernels
+//   run), each reading only
 //   arguments and results of earlier kernels (as the payload types they
 //   are), runs as a
 //   loop over its kernels with every register an unboxed payload -- no
@@ -80,6 +82,10 @@ struct ExecutionPlan {
   // Straight line only: the arguments read as payloads (their types are
   // in argument_types), the ones a run has to check.
   std::vector<uint32_t> typed_arguments;
+  // Straight line only: arguments read without a payload type (chains, by
+  // direct or chain-only kernels), which a run checks are available values
+  // and not errors (the dataflow path would propagate an error).
+  std::vector<uint32_t> available_arguments;
   // Per function result: the kernel defining its register (0: an argument)
   // and that kernel's position in `line`.
   std::vector<uint32_t> result_producers;

@@ -460,6 +460,41 @@ TEST_P(ExecutorTest, StraightLineWhateverTheStreams) {
   EXPECT_TRUE(diagnostics_.empty());
 }
 
+// tfrt.new.chain and tfrt.merge.chains are chain-only: on the straight line
+// they do nothing (every value there is available). A chain argument that
+// is an error sends the run to the dataflow path, which propagates it.
+TEST_P(ExecutorTest, StraightLineRunsChainKernels) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"!tfrt.chain", "i32"},
+                               {"!tfrt.chain", "i32", "!tfrt.chain"});
+  uint32_t one = Constant(f, 1);
+  uint32_t fresh = f.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
+  uint32_t value = Add(f, 1, one);
+  uint32_t merged = f.AddKernel("tfrt.merge.chains").AddArgument(0).AddArgument(value)
+                        .AddArgument(fresh).AddResult("!tfrt.chain");
+  uint32_t again = f.AddKernel("tfrt.merge.chains").AddArgument(merged).AddArgument(value)
+                       .AddResult("!tfrt.chain");
+  f.Return({again, Add(f, value, one), fresh});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  ASSERT_TRUE(plan.straight_line);
+
+  AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
+  auto results = Run(*program, "f", {GetReadyChainValue(), five.GetAsyncValue()});
+  EXPECT_TRUE(results[0]->IsConcrete());
+  EXPECT_TRUE(results[0]->IsType<Chain>());
+  EXPECT_EQ(I32(results[1]), 7);
+  EXPECT_TRUE(results[2]->IsConcrete());
+
+  RCReference<AsyncValue> broken = MakeErrorAsyncValueRef(absl::InternalError("broken chain"));
+  results = Run(*program, "f", {broken.get(), five.GetAsyncValue()});
+  ASSERT_TRUE(results[0]->IsError());
+  EXPECT_EQ(results[0]->GetError().message(), "broken chain");
+  EXPECT_EQ(I32(results[1]), 7);
+  EXPECT_TRUE(results[2]->IsConcrete());
+}
+
 // Kernels of one dataflow level are independent: a wide level (at least
 // 4096 kernels) is split between the work queue's threads (on mstd:2; on s
 // the same plan runs on one thread).

@@ -48,6 +48,9 @@ namespace {
       return false;
     }
   }
+  for (uint32_t a : plan.available_arguments) {
+    if (!arguments[a]->IsConcrete()) return false;
+  }
   return true;
 }
 

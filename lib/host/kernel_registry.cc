@@ -61,6 +61,7 @@ void KernelRegistry::AddKernel(
   // Direct calls skip the frame's checks: only with a signature the loader
   // verified records against.
   entry.direct = definition.signature.known ? definition.direct : DirectKernel{};
+  entry.chain_only = definition.chain_only;
   entry.async_signature = std::move(definition.signature);
 }
 

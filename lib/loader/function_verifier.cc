@@ -299,6 +299,7 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
           kernel.num_arguments() <= kMaxDirectArguments) {
         kernel.direct = &direct;
       }
+      kernel.chain_only = !sync && kernel_entry->chain_only && kernel.num_results() == 1;
     }
   }
   return info;

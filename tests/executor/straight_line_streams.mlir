@@ -46,3 +46,16 @@ func.func @compare() -> (i1, i32) {
   tfrt.return %e, %s : i1, i32
 }
 // CHECK-NEXT: 'compare' returned 1,7
+
+// tfrt.new.chain and tfrt.merge.chains are chain-only kernels: the straight
+// line runs them as nothing.
+// CHECK-LABEL: --- Running 'chains':
+func.func @chains() -> (!tfrt.chain, i32) {
+  %ch = tfrt.new.chain
+  %a = tfrt.constant.i32 2
+  %b = tfrt.add.i32 %a, %a
+  %m = tfrt.merge.chains %ch, %b : !tfrt.chain, i32
+  %n = tfrt.merge.chains %m, %ch : !tfrt.chain, !tfrt.chain
+  tfrt.return %n, %b : !tfrt.chain, i32
+}
+// CHECK-NEXT: 'chains' returned !tfrt.chain value,4

@@ -103,11 +103,24 @@ struct KernelDefinition {
   KernelSignature signature;
   // Async kernels only; optional (see DirectKernel).
   DirectKernel direct;
+  // Async kernels only: the kernel's one result is a chain, ready as soon
+  // as the kernel runs, and it does nothing else (tfrt.new.chain,
+  // tfrt.merge.chains). Where every operand is known to be an available
+  // value (the executor's straight-line plan), running it is nothing.
+  bool chain_only = false;
 };
+
+// `definition` marked chain-only (see KernelDefinition::chain_only).
+template <typename Implementation>
+KernelDefinition<Implementation> ChainOnly(KernelDefinition<Implementation> definition) {
+  definition.chain_only = true;
+  return definition;
+}
 
 struct KernelEntry {
   AsyncKernelImplementation async_implementation = nullptr;
   DirectKernel direct;  // when the signature is known
+  bool chain_only = false;
   SyncKernelImplementation sync_implementation = nullptr;
   KernelSignature async_signature;
   KernelSignature sync_signature;

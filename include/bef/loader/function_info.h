@@ -31,6 +31,9 @@ struct KernelInfo {
   // The direct entry point (in the registry), set when the kernel has one
   // and its record fits it (one result, the kernel's operands).
   const DirectKernel* direct = nullptr;
+  // The registry marks the kernel chain-only and its record has one result
+  // (KernelDefinition::chain_only).
+  bool chain_only = false;
 
   uint32_t code() const { return record[0]; }
   uint32_t location() const { return record[1]; }
