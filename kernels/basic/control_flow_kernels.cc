@@ -261,6 +261,16 @@ void While(AsyncKernelFrame* frame) {
     frame->ReportError("tfrt.while body does not match the loop values");
     return;
   }
+  // A true condition and a body that can run the whole loop at once (a
+  // straight-line BEF body keeps the loop values unboxed between runs).
+  AsyncValue* condition = frame->GetArgAt(0);
+  if (condition->IsConcrete() && condition->get<bool>()) {
+    std::vector<RCReference<AsyncValue>> results(values.size());
+    if (body->ExecuteWhile(frame->GetExecutionContext(), values, results)) {
+      for (size_t i = 0; i < values.size(); ++i) frame->SetResultAt(i, std::move(results[i]));
+      return;
+    }
+  }
   WhileLoop::Run(std::make_unique<WhileLoop>(
       frame->GetExecutionContext(), body, parallel_iterations, CopyRefs(values),
       FormRef(frame->GetArgAt(0)), frame->AllocateIndirectResults()));
@@ -428,9 +438,9 @@ KernelDefinition<AsyncKernelImplementation> Raw(
 
 void RegisterControlFlowKernels(KernelRegistry* registry) {
   const uint8_t i64 = static_cast<uint8_t>(DType::kI64);
-  registry->AddKernel("tfrt.call", Raw(&Call, {}, 1));
-  registry->AddKernel("tfrt.if", Raw(&If, {"i1"}, 2));
-  registry->AddKernel("tfrt.cond", Raw(&If, {"i1"}, 2));
+  registry->AddKernel("tfrt.call", FunctionCall(Raw(&Call, {}, 1), FunctionCallKind::kCall));
+  registry->AddKernel("tfrt.if", FunctionCall(Raw(&If, {"i1"}, 2), FunctionCallKind::kIf));
+  registry->AddKernel("tfrt.cond", FunctionCall(Raw(&If, {"i1"}, 2), FunctionCallKind::kIf));
   registry->AddKernel("tfrt.case", Raw(&Case, {"i32"}, 0));
   registry->AddKernel("tfrt.repeat.i32", Raw(&RepeatI32, {"i32"}, 1));
   registry->AddKernel("tfrt.while", Raw(&While, {"i1"}, 1, {i64}));

@@ -34,7 +34,7 @@ absl::StatusOr<const ExecutionPlan*> BefFunction::Plan() const {
   absl::StatusOr<const FunctionInfo*> inflated = program_->file().GetFunctionInfo(index_);
   if (!inflated.ok()) return inflated.status();
   // Executions racing to be first may each build one; the first stored wins.
-  auto plan = std::make_unique<ExecutionPlan>(**inflated);
+  auto plan = std::make_unique<ExecutionPlan>(**inflated, &program_->file());
   const ExecutionPlan* expected = nullptr;
   if (plan_.compare_exchange_strong(expected, plan.get(), std::memory_order_acq_rel)) {
     return plan.release();
@@ -42,18 +42,29 @@ absl::StatusOr<const ExecutionPlan*> BefFunction::Plan() const {
   return expected;
 }
 
+const ExecutionPlan* BefFunction::PlanOrNull() const {
+  const ExecutionPlan* plan = plan_.load(std::memory_order_acquire);
+  if (plan != nullptr) return plan;
+  absl::StatusOr<const ExecutionPlan*> planned = Plan();
+  return planned.ok() ? *planned : nullptr;  // Execute reports an error
+}
+
 bool BefFunction::ExecuteRepeated(const ExecutionContext& context, int32_t count,
                                   std::span<AsyncValue* const> arguments,
                                   std::span<RCReference<AsyncValue>> results) const {
-  const ExecutionPlan* plan = plan_.load(std::memory_order_acquire);
-  if (plan == nullptr) {
-    absl::StatusOr<const ExecutionPlan*> planned = Plan();
-    if (!planned.ok()) return false;  // Execute reports it
-    plan = *planned;
-  }
-  if (!plan->straight_line || !plan->loop_carried) return false;
+  const ExecutionPlan* plan = PlanOrNull();
+  if (plan == nullptr || !plan->straight_line || !plan->loop_carried) return false;
   return RunRepeatedStraightLine(*program_, *plan, context, FastPathPolicy(context), count,
                                  arguments, results);
+}
+
+bool BefFunction::ExecuteWhile(const ExecutionContext& context,
+                               std::span<AsyncValue* const> arguments,
+                               std::span<RCReference<AsyncValue>> results) const {
+  const ExecutionPlan* plan = PlanOrNull();
+  if (plan == nullptr || !plan->straight_line || !plan->while_carried) return false;
+  return RunWhileStraightLine(*program_, *plan, context, FastPathPolicy(context), arguments,
+                              results);
 }
 
 void BefFunction::Execute(const ExecutionContext& context,

@@ -1,8 +1,11 @@
 #include "lib/executor/execution_plan.h"
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 
 #include "bef/async/async_value_ref.h"
+#include "lib/executor/line_cursor.h"
 
 namespace bef {
 namespace {
@@ -14,7 +17,8 @@ AsyncValue* BoxChain(const void*) { return GetReadyChain().ReleaseRCRef().releas
 
 }  // namespace
 
-ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
+ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
+    : info(&function) {
   const size_t num_kernels = function.kernels.size();
   schedule.resize(num_kernels);
   direct.resize(num_kernels);
@@ -70,79 +74,285 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function) : info(&function) {
     }
     step.unboxed_result = unboxed;
   }
-  PlanStraightLine(result_types);
+  PlanStraightLine(file);
 }
 
-void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) {
+
+// Plans a function's kernels as line steps over payload registers: the
+// function's own (the top level) and, for calls run in place, nested lines
+// whose registers are windows of the same register file. It tracks per
+// register which step defines it, the payload type it holds and how to box
+// it, and refuses (nullopt / false) whatever the straight line cannot run.
+class LinePlanner {
+ public:
+  using Box = AsyncValue* (*)(const void*);
+  static constexpr uint32_t kUndefined = UINT32_MAX;
+  static constexpr uint32_t kArgument = 0;               // the top level's arguments
+  static constexpr uint32_t kNestedStep = UINT32_MAX - 1;  // a step of a nested line
+
+  struct Register {
+    uint32_t producer = kUndefined;  // kernel index at the top level
+    uint16_t type = kAnyOperandType;
+    Box box = nullptr;
+  };
+  // One planned step: its LineStep (operands into `operands`), the
+  // registers it reads (for its dataflow level) and how many kernels it runs.
+  struct Step {
+    ExecutionPlan::LineStep line;
+    std::vector<uint32_t> reads;
+    int64_t kernels = 1;
+  };
+
+  LinePlanner(ExecutionPlan& plan, const BefFile* file) : plan_(plan), file_(file) {
+    const FunctionInfo& function = *plan.info;
+    registers_.resize(function.num_registers);
+    for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kArgument;
+    untyped_argument_read_.assign(function.num_arguments, false);
+  }
+
+  std::vector<Register>& registers() { return registers_; }
+  bool untyped_argument_read(uint32_t a) const { return untyped_argument_read_[a]; }
+  bool known_kernel_count() const { return known_kernel_count_; }
+
+  // Plans `kernel` of a function whose register r is line register map[r],
+  // its results defined by `producer`; its operands go to `operands`.
+  std::optional<Step> PlanKernel(const KernelInfo& kernel, std::span<const uint32_t> map,
+                                 uint32_t producer, int depth,
+                                 std::vector<uint32_t>& operands) {
+    Step step;
+    step.line.first_operand = static_cast<uint32_t>(operands.size());
+    step.line.attribute_offsets = kernel.attributes().data();
+    if (kernel.direct != nullptr) {
+      uint16_t operand_types[kMaxDirectArguments];
+      uint16_t result_type = kernel.direct->types(operand_types);
+      for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
+        uint32_t reg = map[kernel.arguments()[i]];
+        if (!Read(reg, operand_types[i])) return std::nullopt;
+        step.reads.push_back(reg);
+        operands.push_back(reg);
+      }
+      step.line.run = kernel.direct->run;
+      step.line.num_operands = kernel.num_arguments();
+      step.line.result_register = map[kernel.results()[0]];
+      registers_[step.line.result_register] = {producer, result_type, kernel.direct->box};
+      return step;
+    }
+    if (kernel.chain_only) {
+      // Only waits for its operands, which are available on the line.
+      for (uint32_t reg : kernel.arguments()) {
+        if (!Read(map[reg], kAnyOperandType)) return std::nullopt;
+        step.reads.push_back(map[reg]);
+      }
+      step.line.run = &RunChainOnly;
+      step.line.result_register = map[kernel.results()[0]];
+      registers_[step.line.result_register] = {producer, AsyncValueTypeId<Chain>(), &BoxChain};
+      return step;
+    }
+    if (kernel.function_call != FunctionCallKind::kNone && file_ != nullptr &&
+        depth < kMaxCallNesting) {
+      return PlanCall(kernel, map, producer, depth, operands, std::move(step));
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // Whether the straight line can read `reg` as `type` (kAnyOperandType:
+  // not as a payload) here; a top-level argument takes the type it is first
+  // read as (a run checks the argument has it).
+  bool Read(uint32_t reg, uint16_t type) {
+    Register& r = registers_[reg];
+    if (r.producer == kUndefined) return false;  // not defined yet
+    if (r.producer == kArgument && reg < untyped_argument_read_.size()) {
+      if (type == kAnyOperandType) {
+        untyped_argument_read_[reg] = true;
+        return true;
+      }
+      if (r.type != kAnyOperandType && r.type != type) return false;  // read as two types
+      r.type = type;
+      return true;
+    }
+    return type == kAnyOperandType || r.type == type;
+  }
+
+  // A function-call kernel whose callees are planned as nested lines.
+  std::optional<Step> PlanCall(const KernelInfo& kernel, std::span<const uint32_t> map,
+                               uint32_t producer, int depth, std::vector<uint32_t>& operands,
+                               Step step) {
+    const bool conditional = kernel.function_call == FunctionCallKind::kIf;
+    std::span<const uint32_t> arguments = kernel.arguments();
+    if (conditional) {
+      uint32_t condition = map[arguments[0]];
+      if (!Read(condition, AsyncValueTypeId<bool>())) return std::nullopt;
+      step.reads.push_back(condition);
+      operands.push_back(condition);
+      step.line.num_operands = 1;
+      arguments = arguments.subspan(1);
+    }
+    std::vector<uint32_t> argument_registers;
+    for (uint32_t reg : arguments) {
+      argument_registers.push_back(map[reg]);
+      step.reads.push_back(map[reg]);
+    }
+    ExecutionPlan::NestedCall call;
+    const uint32_t num_results = kernel.num_results();
+    call.num_results = num_results;
+    std::vector<uint32_t> branch_results[2];
+    int64_t most_kernels = 0;
+    const size_t num_callees = kernel.functions().size();
+    for (size_t b = 0; b < num_callees; ++b) {
+      absl::StatusOr<const FunctionInfo*> callee = file_->GetFunctionInfo(kernel.functions()[b]);
+      if (!callee.ok() || (*callee)->kind != FunctionKind::kBefFunction ||
+          (*callee)->num_arguments != argument_registers.size() ||
+          (*callee)->result_registers.size() != num_results) {
+        return std::nullopt;
+      }
+      int64_t kernels = 0;
+      std::optional<std::vector<uint32_t>> results =
+          PlanNestedLine(**callee, argument_registers, depth + 1, &kernels, &call.begin[b],
+                         &call.end[b]);
+      if (!results) return std::nullopt;
+      branch_results[b] = std::move(*results);
+      most_kernels = std::max(most_kernels, kernels);
+    }
+    if (num_callees == 1) {
+      call.begin[1] = call.begin[0];
+      call.end[1] = call.end[0];
+      branch_results[1] = branch_results[0];
+    }
+    // The results: of one payload type whichever callee ran.
+    call.sources[0] = static_cast<uint32_t>(plan_.nested_results.size());
+    for (uint32_t reg : branch_results[0]) plan_.nested_results.push_back(reg);
+    call.sources[1] = static_cast<uint32_t>(plan_.nested_results.size());
+    for (uint32_t reg : branch_results[1]) plan_.nested_results.push_back(reg);
+    call.destinations = static_cast<uint32_t>(plan_.nested_results.size());
+    std::vector<Register> defined(num_results);
+    for (uint32_t i = 0; i < num_results; ++i) {
+      const Register& first = registers_[branch_results[0][i]];
+      const Register& second = registers_[branch_results[1][i]];
+      if (first.type != second.type) return std::nullopt;
+      defined[i] = {producer, first.type, first.box != nullptr ? first.box : second.box};
+      plan_.nested_results.push_back(map[kernel.results()[i]]);
+    }
+    for (uint32_t i = 0; i < num_results; ++i) {
+      registers_[map[kernel.results()[i]]] = defined[i];
+    }
+    // The step's base register: its first result's (any register when it
+    // has none; it only anchors the register file).
+    call.result_register = num_results > 0 ? map[kernel.results()[0]] : 0;
+    step.line.result_register = call.result_register;
+    step.line.run = conditional ? &RunNestedIf : &RunNestedCall;
+    // The NestedCall's index until the plan's vectors are final (Link).
+    step.line.attribute_offsets =
+        reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(plan_.nested_calls.size()));
+    plan_.nested_calls.push_back(call);
+    step.kernels = 1 + most_kernels;
+    if (conditional) known_kernel_count_ = false;
+    return step;
+  }
+
+  // Plans `callee` as a nested line whose arguments are the line registers
+  // `arguments` and whose other registers are a new window; appends its
+  // steps to plan_.nested_line at [*begin, *end) and returns the line
+  // registers of its results.
+  std::optional<std::vector<uint32_t>> PlanNestedLine(const FunctionInfo& callee,
+                                                      std::span<const uint32_t> arguments,
+                                                      int depth, int64_t* kernels,
+                                                      uint32_t* begin, uint32_t* end) {
+    const uint32_t window = static_cast<uint32_t>(registers_.size());
+    registers_.resize(window + callee.num_registers);
+    std::vector<uint32_t> map(callee.num_registers);
+    for (uint32_t r = 0; r < callee.num_registers; ++r) {
+      map[r] = r < callee.num_arguments ? arguments[r] : window + r;
+    }
+    std::vector<ExecutionPlan::LineStep> steps;
+    std::vector<uint32_t> operands;
+    for (size_t k = 1; k < callee.kernels.size(); ++k) {
+      std::optional<Step> step = PlanKernel(callee.kernels[k], map, kNestedStep, depth, operands);
+      if (!step) return std::nullopt;
+      *kernels += step->kernels;
+      if (*kernels > kMaxNestedKernels) return std::nullopt;
+      steps.push_back(step->line);
+    }
+    std::vector<uint32_t> results;
+    for (uint32_t reg : callee.result_registers) {
+      if (registers_[map[reg]].producer == kUndefined) return std::nullopt;
+      results.push_back(map[reg]);
+    }
+    // Appended whole, after the nested lines of its own calls.
+    const uint32_t operand_base = static_cast<uint32_t>(plan_.nested_operands.size());
+    plan_.nested_operands.insert(plan_.nested_operands.end(), operands.begin(), operands.end());
+    *begin = static_cast<uint32_t>(plan_.nested_line.size());
+    for (ExecutionPlan::LineStep& step : steps) {
+      step.first_operand += operand_base;
+      plan_.nested_line.push_back(step);
+    }
+    *end = static_cast<uint32_t>(plan_.nested_line.size());
+    return results;
+  }
+
+  ExecutionPlan& plan_;
+  const BefFile* file_;
+  std::vector<Register> registers_;
+  std::vector<bool> untyped_argument_read_;
+  bool known_kernel_count_ = true;
+};
+
+namespace {
+
+bool IsNestedCallStep(const ExecutionPlan::LineStep& step) {
+  return step.run == &RunNestedCall || step.run == &RunNestedIf;
+}
+
+}  // namespace
+
+void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   const FunctionInfo& function = *info;
-  // The kernel defining each register (0: an argument).
-  constexpr uint32_t kUndefined = UINT32_MAX;
-  std::vector<uint32_t> producers(function.num_registers, kUndefined);
-  for (uint32_t a = 0; a < function.num_arguments; ++a) producers[a] = 0;
-  argument_types.assign(function.num_arguments, kAnyOperandType);
+  LinePlanner planner(*this, file);
   // Streams are scheduling hints (where and when kernels run, never what
   // they compute): a function of direct kernels, which are synchronous,
-  // cannot fail and have no side effects, and of chain-only kernels runs
-  // straight line whatever streams the converter's analysis gave them.
-  // An argument read without a payload type (a chain) must still be an
-  // available value, not an error: it is checked when a run starts.
-  std::vector<bool> untyped_argument_read(function.num_arguments, false);
-  for (size_t k = 1; k < direct.size(); ++k) {
-    const DirectStep& step = direct[k];
-    const KernelInfo& kernel = function.kernels[k];
-    if (step.run == nullptr) {
-      // A chain-only kernel only waits for its operands.
-      if (!kernel.chain_only) return;
-      for (uint32_t reg : kernel.arguments()) {
-        uint32_t producer = producers[reg];
-        if (producer == kUndefined) return;  // not defined yet
-        if (producer == 0) untyped_argument_read[reg] = true;
-      }
-      producers[step.result_register] = static_cast<uint32_t>(k);
-      continue;
-    }
-    for (uint32_t i = 0; i < step.num_operands; ++i) {
-      const DirectOperand& operand = operands[step.first_operand + i];
-      uint32_t producer = producers[operand.reg];
-      if (producer == kUndefined) return;  // not defined yet
-      if (operand.type == kAnyOperandType) {
-        if (producer == 0) untyped_argument_read[operand.reg] = true;
-        continue;
-      }
-      if (producer == 0) {
-        uint16_t& type = argument_types[operand.reg];
-        if (type != kAnyOperandType && type != operand.type) return;  // read as two types
-        type = operand.type;
-      } else if (result_types[producer] != operand.type) {
-        return;  // the frame reports it
-      }
-    }
-    producers[step.result_register] = static_cast<uint32_t>(k);
+  // cannot fail and have no side effects, of chain-only kernels and of calls
+  // of such functions runs straight line whatever streams the converter's
+  // analysis gave them. An argument read without a payload type (a chain)
+  // must still be an available value, not an error: it is checked when a
+  // run starts.
+  std::vector<uint32_t> identity(function.num_registers);
+  std::iota(identity.begin(), identity.end(), 0);
+  std::vector<LinePlanner::Step> steps(function.kernels.size());
+  std::vector<uint32_t> step_operands;
+  auto give_up = [&] {
+    nested_calls.clear();
+    nested_line.clear();
+    nested_operands.clear();
+    nested_results.clear();
+  };
+  for (size_t k = 1; k < function.kernels.size(); ++k) {
+    std::optional<LinePlanner::Step> step = planner.PlanKernel(
+        function.kernels[k], identity, static_cast<uint32_t>(k), 0, step_operands);
+    if (!step) return give_up();
+    line_kernels += step->kernels;
+    steps[k] = std::move(*step);
   }
+  std::vector<LinePlanner::Register>& registers = planner.registers();
   for (uint32_t reg : function.result_registers) {
-    if (producers[reg] == kUndefined) return;
+    if (registers[reg].producer == LinePlanner::kUndefined) return give_up();
   }
   straight_line = true;
+  line_registers = static_cast<uint32_t>(registers.size());
+  line_kernels_known = planner.known_kernel_count();
 
   // Levels, then a counting sort of the kernels by level.
-  std::vector<uint32_t> levels(direct.size(), 0);
+  std::vector<uint32_t> levels(steps.size(), 0);
   uint32_t deepest = 0;
-  for (size_t k = 1; k < direct.size(); ++k) {
-    const DirectStep& step = direct[k];
+  for (size_t k = 1; k < steps.size(); ++k) {
     uint32_t level = 1;
-    if (step.run == nullptr) {  // chain-only
-      for (uint32_t reg : function.kernels[k].arguments()) {
-        level = std::max(level, levels[producers[reg]] + 1);
-      }
-    }
-    for (uint32_t i = 0; i < step.num_operands; ++i) {
-      level = std::max(level, levels[producers[operands[step.first_operand + i].reg]] + 1);
+    for (uint32_t reg : steps[k].reads) {
+      level = std::max(level, levels[registers[reg].producer] + 1);
     }
     levels[k] = level;
     deepest = std::max(deepest, level);
   }
   level_begin.assign(deepest + 1, 0);  // kernels of level l start at [l - 1]
-  for (size_t k = 1; k < direct.size(); ++k) ++level_begin[levels[k]];
+  for (size_t k = 1; k < steps.size(); ++k) ++level_begin[levels[k]];
   uint32_t position = 0;
   for (uint32_t& begin : level_begin) {
     uint32_t count = begin;
@@ -154,44 +364,82 @@ void ExecutionPlan::PlanStraightLine(const std::vector<uint16_t>& result_types) 
   level_begin.erase(level_begin.begin());
   level_begin.push_back(position);
   std::vector<uint32_t> order(position);
-  std::vector<uint32_t> positions(direct.size(), 0);
+  std::vector<uint32_t> positions(steps.size(), 0);
   std::vector<uint32_t> next(level_begin.begin(), level_begin.end() - 1);
-  for (size_t k = 1; k < direct.size(); ++k) {
+  for (size_t k = 1; k < steps.size(); ++k) {
     uint32_t at = next[levels[k] - 1]++;
     order[at] = static_cast<uint32_t>(k);
     positions[k] = at;
   }
   line.reserve(order.size());
-  line_operands.reserve(operands.size());
+  line_operands.reserve(step_operands.size());
   for (uint32_t kernel : order) {
-    const DirectStep& step = direct[kernel];
-    line.push_back({step.run != nullptr ? step.run : &RunChainOnly, step.attribute_offsets,
-                    step.result_register, static_cast<uint32_t>(line_operands.size()),
-                    step.num_operands});
+    LineStep step = steps[kernel].line;
+    const uint32_t first = step.first_operand;
+    step.first_operand = static_cast<uint32_t>(line_operands.size());
     for (uint32_t i = 0; i < step.num_operands; ++i) {
-      line_operands.push_back(operands[step.first_operand + i].reg);
+      line_operands.push_back(step_operands[first + i]);
     }
+    line.push_back(step);
   }
+  // The vectors are final: nested-call steps point at their NestedCall.
+  for (NestedCall& call : nested_calls) {
+    call.steps = nested_line.data();
+    call.operands = nested_operands.data();
+    call.registers = nested_results.data();
+  }
+  auto link = [&](LineStep& step) {
+    if (IsNestedCallStep(step)) {
+      auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&nested_calls[index]);
+    }
+  };
+  for (LineStep& step : line) link(step);
+  for (LineStep& step : nested_line) link(step);
+
+  argument_types.assign(function.num_arguments, kAnyOperandType);
   for (uint32_t a = 0; a < function.num_arguments; ++a) {
+    argument_types[a] = registers[a].type;
     if (argument_types[a] != kAnyOperandType) {
       typed_arguments.push_back(a);
-    } else if (untyped_argument_read[a]) {
+    } else if (planner.untyped_argument_read(a)) {
       available_arguments.push_back(a);
     }
   }
   results_boxed_directly = true;
   for (uint32_t i = 0; i < function.result_registers.size(); ++i) {
     uint32_t reg = function.result_registers[i];
-    result_producers.push_back(producers[reg]);
-    result_positions.push_back(producers[reg] == 0 ? 0 : positions[producers[reg]]);
-    result_boxers.push_back(direct[producers[reg]].box);
-    results_boxed_directly &= producers[reg] != 0 && first_result_of_register[i] == i;
+    uint32_t producer = registers[reg].producer;
+    result_producers.push_back(producer);
+    result_positions.push_back(producer == 0 ? 0 : positions[producer]);
+    result_boxers.push_back(producer == 0 ? nullptr : registers[reg].box);
+    if (producer != 0 && registers[reg].box == nullptr) {
+      // A kernel's result of no known payload type (a call passing on an
+      // argument it does not read): the dataflow path hands it out.
+      straight_line = false;
+      return;
+    }
+    results_boxed_directly &= producer != 0 && first_result_of_register[i] == i;
   }
-  loop_carried = function.result_registers.size() == function.num_arguments;
+  // Result i can be fed back as argument i: of the payload type argument i
+  // is read as, or argument i is not read as a payload.
+  auto carried = [&](uint32_t i) {
+    uint16_t type = registers[function.result_registers[i]].type;
+    return argument_types[i] == kAnyOperandType || argument_types[i] == type;
+  };
+  const uint32_t num_results = static_cast<uint32_t>(function.result_registers.size());
+  loop_carried = num_results == function.num_arguments;
   for (uint32_t i = 0; i < function.num_arguments && loop_carried; ++i) {
-    uint32_t reg = function.result_registers[i];
-    uint16_t type = producers[reg] == 0 ? argument_types[reg] : result_types[producers[reg]];
-    loop_carried = argument_types[i] == kAnyOperandType || argument_types[i] == type;
+    loop_carried = carried(i);
+  }
+  while_carried = num_results == function.num_arguments + 1;
+  for (uint32_t i = 0; i < function.num_arguments && while_carried; ++i) {
+    while_carried = carried(i);
+  }
+  if (while_carried) {
+    uint32_t condition = function.result_registers[function.num_arguments];
+    while_carried = registers[condition].producer != 0 &&
+                    registers[condition].type == AsyncValueTypeId<bool>();
   }
 }
 

@@ -20,6 +20,18 @@
 //   takes this path when the arguments are available and of the types read,
 //   the request is not traced, and its kernel budget, if any, outlasts the
 //   function).
+// - Calls on the straight line: a function-call kernel (tfrt.call, tfrt.if,
+//   tfrt.cond: KernelDefinition::function_call) whose callees are
+//   themselves straight-line functions of the same file, small enough
+//   (kMaxNestedKernels kernels with their own calls) and at most
+//   kMaxCallNesting calls deep, is a step of the caller's line. Its
+//   callees' kernels are planned as *nested lines* over the caller's
+//   registers: a callee's arguments are the caller's operand registers, its
+//   other registers a window of the caller's register file of its own (so
+//   steps never share a register, even run in parallel), and the call
+//   copies the chosen callee's result registers into its results. A
+//   function with a tfrt.if step runs an amount of kernels known only as
+//   it runs: under a kernel budget it takes the dataflow path.
 //
 // A result is unboxed when nothing but direct kernels can see it: it is not
 // returned, every user is a direct kernel, and every user reads it as the
@@ -36,6 +48,7 @@
 #include <vector>
 
 #include "bef/host/kernel_registry.h"
+#include "bef/loader/bef_file.h"
 #include "bef/loader/function_info.h"
 
 namespace bef {
@@ -63,7 +76,11 @@ struct ExecutionPlan {
     bool unboxed_result = false;
   };
 
-  explicit ExecutionPlan(const FunctionInfo& info);
+  // `file` (may be null: no calls on the straight line) is where callees
+  // of function-call kernels are found.
+  ExecutionPlan(const FunctionInfo& info, const BefFile* file = nullptr);
+  ExecutionPlan(const ExecutionPlan&) = delete;
+  ExecutionPlan& operator=(const ExecutionPlan&) = delete;
 
   const FunctionInfo* info;
   std::vector<Schedule> schedule;    // per kernel
@@ -92,9 +109,22 @@ struct ExecutionPlan {
   std::vector<uint32_t> result_positions;
   // Straight line only: every result is a kernel's, and no register is
   // returned twice, so a completed run boxes result i straight from its
-  // register with result_boxers[i] (the producer's DirectKernel::box).
+  // register with result_boxers[i] (the producer's DirectKernel::box; null
+  // for a result returning an argument).
   bool results_boxed_directly = false;
   std::vector<AsyncValue* (*)(const void*)> result_boxers;
+  // Straight line only: registers a run needs, the function's and the
+  // windows of the nested lines.
+  uint32_t line_registers = 0;
+  // Straight line only: how many kernels a run runs (what the dataflow path
+  // would charge a kernel budget), and whether that is known before the run
+  // (false with a tfrt.if step).
+  int64_t line_kernels = 0;
+  bool line_kernels_known = true;
+  // Straight line only: as many results as arguments plus one, the first
+  // loop-carried as below, the last an i1 a kernel produces (a tfrt.while
+  // body; BefFunction::ExecuteWhile).
+  bool while_carried = false;
   // Straight line only: as many results as arguments, each of the payload
   // type its argument is read as (or the argument is not read as a
   // payload), so result i can be fed back as argument i without boxing
@@ -117,12 +147,40 @@ struct ExecutionPlan {
   };
   std::vector<LineStep> line;
   std::vector<uint32_t> line_operands;
+  // A function-call step of a line (its LineStep::run is RunNestedCall or
+  // RunNestedIf, its attribute_offsets points at this, its result_register
+  // is `result_register`, and it reads its condition, if any, as operand
+  // 0). Callee b's kernels are nested_line[begin[b], end[b]); its results
+  // are nested_results[sources[b] + i], copied to the registers
+  // nested_results[destinations + i].
+  struct NestedCall {
+    const LineStep* steps = nullptr;       // nested_line.data()
+    const uint32_t* operands = nullptr;    // nested_operands.data()
+    const uint32_t* registers = nullptr;   // nested_results.data()
+    uint32_t result_register = 0;
+    uint32_t num_results = 0;
+    uint32_t begin[2] = {0, 0};
+    uint32_t end[2] = {0, 0};
+    uint32_t sources[2] = {0, 0};
+    uint32_t destinations = 0;
+  };
+  std::vector<NestedCall> nested_calls;
+  std::vector<LineStep> nested_line;
+  std::vector<uint32_t> nested_operands;
+  std::vector<uint32_t> nested_results;
   std::vector<uint32_t> level_begin;
   uint32_t widest_level = 0;  // kernels in the largest level
 
  private:
-  void PlanStraightLine(const std::vector<uint16_t>& result_types);
+  friend class LinePlanner;
+  void PlanStraightLine(const BefFile* file);
 };
+
+// The largest callee (kernels, with its own calls) a straight-line step
+// runs in place, and how deep such calls nest. A step then runs at most
+// kMaxNestedKernels kernels between two looks at cancellation.
+inline constexpr int64_t kMaxNestedKernels = 64;
+inline constexpr int kMaxCallNesting = 4;
 
 }  // namespace bef
 

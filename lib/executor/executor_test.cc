@@ -716,6 +716,180 @@ TEST_P(ExecutorTest, RepeatedStraightLineNoticesCancellation) {
   EXPECT_EQ(results[0]->GetError().code(), absl::StatusCode::kCancelled);
 }
 
+// tfrt.call and tfrt.if of straight-line functions are steps of the
+// caller's straight line (their callees run as nested lines on windows of
+// its registers): the same results as the dataflow path, which runs when an
+// argument is pending, and the same kernel budget charged for calls; a
+// function with a tfrt.if (a kernel count known only as it runs) takes the
+// dataflow path under a budget.
+TEST_P(ExecutorTest, StraightLineRunsCallsInPlace) {
+  BefWriter writer;
+  auto& add_one = writer.AddFunction(FunctionKind::kBefFunction, "add_one", {"i32"}, {"i32"});
+  add_one.Return({Add(add_one, 0, Constant(add_one, 1))});
+  // pass(x, y) -> (x + y, y): a result passes an argument on.
+  auto& pass = writer.AddFunction(FunctionKind::kBefFunction, "pass", {"i32", "i32"},
+                                  {"i32", "i32"});
+  pass.Return({Add(pass, 0, 1), 1});
+  auto& identity = writer.AddFunction(FunctionKind::kBefFunction, "identity", {"i32"}, {"i32"});
+  identity.Return({0});
+  // calls(x) -> (add_one(add_one(x)), x + x + 1, x + 1)
+  auto& calls = writer.AddFunction(FunctionKind::kBefFunction, "calls", {"i32"},
+                                   {"i32", "i32", "i32"});
+  auto call = [&](BefWriter::Function& f, uint32_t callee, std::vector<uint32_t> arguments,
+                  int results) {
+    BefWriter::Kernel& kernel = f.AddKernel("tfrt.call").AddFunction(callee);
+    for (uint32_t a : arguments) kernel.AddArgument(a);
+    std::vector<uint32_t> registers;
+    for (int i = 0; i < results; ++i) registers.push_back(kernel.AddResult("i32"));
+    return registers;
+  };
+  uint32_t once = call(calls, add_one.index(), {0}, 1)[0];
+  uint32_t twice = call(calls, add_one.index(), {once}, 1)[0];
+  std::vector<uint32_t> passed = call(calls, pass.index(), {0, once}, 2);
+  calls.Return({twice, passed[0], passed[1]});
+  // branch(c, x) -> if c then add_one(x) else x
+  auto& branch = writer.AddFunction(FunctionKind::kBefFunction, "branch", {"i1", "i32"},
+                                    {"i32"});
+  branch.Return({branch.AddKernel("tfrt.if")
+                     .AddArgument(0)
+                     .AddArgument(1)
+                     .AddFunction(add_one.index())
+                     .AddFunction(identity.index())
+                     .AddResult("i32")});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan calls_plan(**file.GetFunctionInfo(file.FindFunction("calls")->index), &file);
+  ASSERT_TRUE(calls_plan.straight_line);
+  EXPECT_EQ(calls_plan.nested_calls.size(), 3u);
+  EXPECT_EQ(calls_plan.line_kernels, 3 + 2 + 2 + 1);
+  EXPECT_TRUE(calls_plan.line_kernels_known);
+  ExecutionPlan branch_plan(**file.GetFunctionInfo(file.FindFunction("branch")->index), &file);
+  ASSERT_TRUE(branch_plan.straight_line);
+  EXPECT_FALSE(branch_plan.line_kernels_known);
+  // Without the file, calls are not planned in place.
+  EXPECT_FALSE(
+      ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("calls")->index)).straight_line);
+
+  for (int32_t x : {-3, 0, 41}) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    auto results = Run(*program, "calls", {argument.GetAsyncValue()});
+    EXPECT_EQ(I32(results[0]), x + 2);
+    EXPECT_EQ(I32(results[1]), 2 * x + 1);
+    EXPECT_EQ(I32(results[2]), x + 1);
+    for (bool condition : {true, false}) {
+      AsyncValueRef<bool> c = MakeAvailableAsyncValueRef<bool>(condition);
+      auto taken = Run(*program, "branch", {c.GetAsyncValue(), argument.GetAsyncValue()});
+      EXPECT_EQ(I32(taken[0]), condition ? x + 1 : x);
+    }
+  }
+
+  // The budget: a straight-line run of `calls` charges what the dataflow
+  // path (a pending argument) charges.
+  auto charged = [&](bool pending) {
+    RCReference<RequestContext> request = RequestContext::Create(host_.get(), &resources_);
+    request->SetKernelBudget(1000);
+    AsyncValueRef<int32_t> argument = pending ? MakeUnconstructedAsyncValueRef<int32_t>()
+                                              : MakeAvailableAsyncValueRef<int32_t>(5);
+    ExecutionContext context(request.CopyRef());
+    std::vector<RCReference<AsyncValue>> results(3);
+    AsyncValue* arguments[] = {argument.GetAsyncValue()};
+    program->GetFunction("calls")->Execute(context, arguments, results);
+    if (pending) argument.emplace(5);
+    host_->Await(results);
+    host_->Quiesce();
+    EXPECT_EQ(I32(results[0]), 7);
+    int64_t left = 0;
+    while (request->TryConsumeKernelBudget(1)) ++left;
+    return 1000 - left;
+  };
+  EXPECT_EQ(charged(false), charged(true));
+  // tfrt.if under a budget: the dataflow path, same result.
+  RCReference<RequestContext> budgeted = RequestContext::Create(host_.get(), &resources_);
+  budgeted->SetKernelBudget(1000);
+  AsyncValueRef<bool> yes = MakeAvailableAsyncValueRef<bool>(true);
+  AsyncValueRef<int32_t> seven = MakeAvailableAsyncValueRef<int32_t>(7);
+  EXPECT_EQ(I32(Run(*program, "branch", {yes.GetAsyncValue(), seven.GetAsyncValue()},
+                    budgeted)[0]),
+            8);
+  EXPECT_TRUE(diagnostics_.empty());
+}
+
+// A function that calls itself is planned to kMaxCallNesting calls deep,
+// then given up: the dataflow path runs it.
+TEST_P(ExecutorTest, RecursiveCallsAreNoStraightLine) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i1", "i32"}, {"i32"});
+  auto& identity = writer.AddFunction(FunctionKind::kBefFunction, "identity", {"i1", "i32"},
+                                      {"i32"});
+  identity.Return({1});
+  // f(c, x) = if c then f(false, x + 1) else x + 1
+  uint32_t next = Add(f, 1, Constant(f, 1));
+  uint32_t no = f.AddKernel("tfrt.constant.i1")
+                    .AddAttribute(BefAttribute::Bool(false), "value")
+                    .AddResult("i1");
+  f.Return({f.AddKernel("tfrt.if")
+                .AddArgument(0)
+                .AddArgument(no)
+                .AddArgument(next)
+                .AddFunction(f.index())
+                .AddFunction(identity.index())
+                .AddResult("i32")});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  EXPECT_FALSE(
+      ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("f")->index), &file).straight_line);
+  AsyncValueRef<bool> yes = MakeAvailableAsyncValueRef<bool>(true);
+  AsyncValueRef<int32_t> one = MakeAvailableAsyncValueRef<int32_t>(1);
+  EXPECT_EQ(I32(Run(*program, "f", {yes.GetAsyncValue(), one.GetAsyncValue()})[0]), 3);
+}
+
+// tfrt.while over a straight-line body (ExecuteWhile): the loop values stay
+// payloads until the body's i1 is false; declined under a kernel budget;
+// a cancellation makes every result its error.
+TEST_P(ExecutorTest, WhileOnTheStraightLine) {
+  BefWriter writer;
+  // step(i, last) -> (i + 1, last, i + 1 <= last)
+  auto& step = writer.AddFunction(FunctionKind::kBefFunction, "step", {"i32", "i32"},
+                                  {"i32", "i32", "i1"});
+  uint32_t next = Add(step, 0, Constant(step, 1));
+  step.Return({next, 1,
+               step.AddKernel("tfrt.lessequal.i32").AddArgument(next).AddArgument(1)
+                   .AddResult("i1")});
+  auto& cancelling = writer.AddFunction(FunctionKind::kBefFunction, "cancelling", {"i32"},
+                                        {"i32", "i1"});
+  uint32_t value = cancelling.AddKernel("test.cancel_and_add_one").AddArgument(0)
+                       .AddResult("i32");
+  cancelling.Return({value, cancelling.AddKernel("tfrt.constant.i1")
+                                .AddAttribute(BefAttribute::Bool(true), "value")
+                                .AddResult("i1")});
+  auto program = Load(writer);
+  RCReference<RequestContext> request = RequestContext::Create(host_.get(), &resources_);
+  ExecutionContext context(request.CopyRef());
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  AsyncValueRef<int32_t> last = MakeAvailableAsyncValueRef<int32_t>(999);
+  std::vector<AsyncValue*> arguments = {zero.GetAsyncValue(), last.GetAsyncValue()};
+  std::vector<RCReference<AsyncValue>> results(2);
+  ASSERT_TRUE(program->GetFunction("step")->ExecuteWhile(context, arguments, results));
+  EXPECT_EQ(I32(results[0]), 1000);
+  EXPECT_EQ(results[1].get(), last.GetAsyncValue());  // passed on unchanged
+
+  request->SetKernelBudget(100000);
+  std::vector<RCReference<AsyncValue>> declined(2);
+  EXPECT_FALSE(program->GetFunction("step")->ExecuteWhile(context, arguments, declined));
+  EXPECT_EQ(declined[0].get(), nullptr);
+
+  RCReference<RequestContext> cancelled = RequestContext::Create(host_.get(), &resources_);
+  request_to_cancel = cancelled.get();
+  ExecutionContext cancelled_context(cancelled.CopyRef());
+  std::vector<AsyncValue*> one_argument = {zero.GetAsyncValue()};
+  std::vector<RCReference<AsyncValue>> stopped(1);
+  ASSERT_TRUE(program->GetFunction("cancelling")
+                  ->ExecuteWhile(cancelled_context, one_argument, stopped));
+  request_to_cancel = nullptr;
+  ASSERT_TRUE(stopped[0]->IsError());
+  EXPECT_EQ(stopped[0]->GetError().code(), absl::StatusCode::kCancelled);
+}
+
 INSTANTIATE_TEST_SUITE_P(WorkQueues, ExecutorTest, ::testing::Values("s", "mstd:2"));
 
 TEST(ConcurrentExecutionTest, TenThousandExecutionsFromFourThreads) {

@@ -49,9 +49,11 @@ class FastPathPolicy {
   }
   // Charges the kernel budget, if any, for `kernels` kernels up front;
   // false, charging nothing, when that could exhaust it (the dataflow path
-  // then stops at the exact kernel).
-  [[gnu::always_inline]] bool ChargeStraightLine(int64_t kernels) const {
-    return !request_->has_kernel_budget() || request_->TryConsumeKernelBudget(kernels);
+  // then stops at the exact kernel), or when the number is not `known`
+  // before the run (a tfrt.if or while loop on the way).
+  [[gnu::always_inline]] bool ChargeStraightLine(int64_t kernels, bool known) const {
+    return !request_->has_kernel_budget() ||
+           (known && request_->TryConsumeKernelBudget(kernels));
   }
 
  private:

@@ -48,12 +48,19 @@ class BefFunction : public ProgramFunction {
   bool ExecuteRepeated(const ExecutionContext& context, int32_t count,
                        std::span<AsyncValue* const> arguments,
                        std::span<RCReference<AsyncValue>> results) const override;
+  // Straight-line functions whose results but the last feed their
+  // arguments, the last an i1 (ExecutionPlan::while_carried).
+  bool ExecuteWhile(const ExecutionContext& context, std::span<AsyncValue* const> arguments,
+                    std::span<RCReference<AsyncValue>> results) const override;
 
  private:
   // The plan of the inflated function (owned), built by the first
   // execution; later executions skip GetFunctionInfo's once-flag and
   // StatusOr too.
   absl::StatusOr<const ExecutionPlan*> Plan() const;
+  // The plan, built if need be; null when the function's record is
+  // malformed (Execute reports it).
+  const ExecutionPlan* PlanOrNull() const;
   mutable std::atomic<const ExecutionPlan*> plan_{nullptr};
 };
 

@@ -40,6 +40,9 @@ struct LineCursor {
         operands(plan.line_operands.data()),
         attribute_pool(attribute_pool),
         registers(registers) {}
+  LineCursor(const ExecutionPlan::LineStep* steps, const uint32_t* operands,
+             const uint8_t* attribute_pool, PayloadRegister* registers)
+      : steps(steps), operands(operands), attribute_pool(attribute_pool), registers(registers) {}
 
   // Runs the kernel at position `at` of the line.
   [[gnu::always_inline]] void Run(uint32_t at) const {
@@ -73,6 +76,15 @@ struct LineCursor {
   const uint8_t* attribute_pool;
   PayloadRegister* registers;
 };
+
+// The LineStep::run of a function-call step (ExecutionPlan::NestedCall,
+// passed as attribute_offsets; `result` is its result_register's payload,
+// which anchors the register file): runs the callee's nested line, then
+// copies its results. RunNestedIf picks the callee by its i1 operand 0.
+void RunNestedCall(const void* const* operands, const uint8_t* attribute_pool,
+                   const uint32_t* attribute_offsets, void* result);
+void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
+                 const uint32_t* attribute_offsets, void* result);
 
 // Runs line[begin, stop) on this thread; returns the position of the first
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is

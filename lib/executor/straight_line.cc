@@ -20,6 +20,36 @@ PayloadRegister* ScratchRegisters(size_t count) {
   return scratch.get();
 }
 
+namespace {
+
+[[gnu::always_inline]] inline void RunNestedBranch(const ExecutionPlan::NestedCall& call,
+                                                   int branch, const uint8_t* attribute_pool,
+                                                   void* result) {
+  PayloadRegister* registers = static_cast<PayloadRegister*>(result) - call.result_register;
+  LineCursor(call.steps, call.operands, attribute_pool, registers)
+      .Run(call.begin[branch], call.end[branch]);
+  const uint32_t* sources = call.registers + call.sources[branch];
+  const uint32_t* destinations = call.registers + call.destinations;
+  for (uint32_t i = 0; i < call.num_results; ++i) {
+    registers[destinations[i]] = registers[sources[i]];
+  }
+}
+
+}  // namespace
+
+void RunNestedCall(const void* const*, const uint8_t* attribute_pool,
+                   const uint32_t* attribute_offsets, void* result) {
+  RunNestedBranch(*reinterpret_cast<const ExecutionPlan::NestedCall*>(attribute_offsets), 0,
+                  attribute_pool, result);
+}
+
+void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
+                 const uint32_t* attribute_offsets, void* result) {
+  const bool condition = *static_cast<const bool*>(operands[0]);
+  RunNestedBranch(*reinterpret_cast<const ExecutionPlan::NestedCall*>(attribute_offsets),
+                  condition ? 0 : 1, attribute_pool, result);
+}
+
 uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
                       const RequestContext* request) {
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
@@ -113,7 +143,7 @@ class StraightLineRegisters {
     } else if (position >= end) {
       results[i] = FormRef(request->GetCancelAsyncValue());
     } else {
-      results[i] = TakeRef(plan.direct[producer].box(registers[reg].bytes));
+      results[i] = TakeRef(plan.result_boxers[i](registers[reg].bytes));
     }
   }
 }
@@ -130,9 +160,9 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                      std::span<AsyncValue* const> arguments,
                      std::span<RCReference<AsyncValue>> results) {
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
-  if (!policy.ChargeStraightLine(static_cast<int64_t>(plan.line.size()))) return false;
+  if (!policy.ChargeStraightLine(plan.line_kernels, plan.line_kernels_known)) return false;
   RequestContext* request = context.request_context();
-  StraightLineRegisters storage(plan.info->num_registers);
+  StraightLineRegisters storage(plan.line_registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
@@ -156,25 +186,31 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   return true;
 }
 
-// BefFunction::ExecuteRepeated for a loop-carried straight-line plan: the
-// loop values stay payloads in the argument registers between runs. A loop
-// value is, per position, either still an argument's value (`origins`, a
-// result returning an argument unchanged) or the payload of a kernel's
-// result, boxed at the end by that kernel (`boxers`). Same conditions as
-// RunStraightLine, the budget charged for all runs up front; cancellation
-// is looked at before every run and every kCancellationInterval kernels,
-// and makes every result its error.
-bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
-                             const ExecutionContext& context,
-                             const FastPathPolicy& policy, int32_t count,
-                             std::span<AsyncValue* const> arguments,
-                             std::span<RCReference<AsyncValue>> results) {
+// BefFunction::ExecuteRepeated and ExecuteWhile on a straight-line body:
+// the loop values stay payloads in the argument registers between runs. A
+// loop value is, per position, either still an argument's value
+// (`origins`, a result returning an argument unchanged) or the payload of a
+// kernel's result, boxed at the end by that kernel's box (`boxers`). A
+// repeat runs `count` times; a while loop runs until the body's last result
+// (an i1) is false. Same conditions as RunStraightLine; a kernel budget is
+// charged for all runs up front (a while loop, whose run count is not
+// known, takes the dataflow path under a budget); cancellation is looked at
+// before every run and every kCancellationInterval kernels, and makes every
+// result its error.
+template <bool kWhile>
+bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                           const ExecutionContext& context, const FastPathPolicy& policy,
+                           int32_t count, std::span<AsyncValue* const> arguments,
+                           std::span<RCReference<AsyncValue>> results) {
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   const FunctionInfo& info = *plan.info;
-  if (!policy.ChargeStraightLine(int64_t{count} * static_cast<int64_t>(plan.line.size())))
+  if (kWhile ? !policy.ChargeStraightLine(0, false)
+             : !policy.ChargeStraightLine(int64_t{count} * plan.line_kernels,
+                                          plan.line_kernels_known)) {
     return false;
+  }
   RequestContext* request = context.request_context();
-  StraightLineRegisters storage(info.num_registers);
+  StraightLineRegisters storage(plan.line_registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
   const uint32_t num_values = info.num_arguments;
@@ -182,6 +218,10 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   const uint32_t* producers = plan.result_producers.data();
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
   const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  // The body's i1 result, read after each run of a while loop.
+  const bool* condition =
+      kWhile ? reinterpret_cast<const bool*>(registers[result_registers[num_values]].bytes)
+             : nullptr;
   // On a cancellation every result is its error.
   auto cancel_results = [&] {
     for (auto& result : results) result = FormRef(request->GetCancelAsyncValue());
@@ -193,40 +233,59 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
   if (!returns_an_argument) {
     // Every loop value is a kernel's result, in a register other than the
     // arguments': copied straight into argument i.
-    for (int32_t run = 0; run < count; ++run) {
+    for (int32_t run = 0; kWhile || run < count; ++run) {
       if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
       for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
+      if (kWhile && !*condition) break;
     }
     for (uint32_t i = 0; i < num_values; ++i) {
-      results[i] = TakeRef(plan.direct[producers[i]].box(registers[i].bytes));
+      results[i] = TakeRef(plan.result_boxers[i](registers[i].bytes));
     }
     return true;
   }
   // Per loop value: the argument value it still is (a result returning an
   // argument unchanged), or null once a kernel produced it, then boxed at
   // the end by `boxers[i]`.
+  using Box = AsyncValue* (*)(const void*);
   std::vector<AsyncValue*> origins(arguments.begin(), arguments.end());
-  std::vector<uint32_t> boxers(num_values, 0);
+  std::vector<Box> boxers(num_values, nullptr);
   std::vector<PayloadRegister> next_payloads(num_values);
   std::vector<AsyncValue*> next_origins(num_values);
-  std::vector<uint32_t> next_boxers(num_values);
-  for (int32_t run = 0; run < count; ++run) {
+  std::vector<Box> next_boxers(num_values);
+  for (int32_t run = 0; kWhile || run < count; ++run) {
     if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
     for (uint32_t i = 0; i < num_values; ++i) {
       uint32_t reg = result_registers[i];
       next_payloads[i] = registers[reg];
       next_origins[i] = producers[i] == 0 ? origins[reg] : nullptr;
-      next_boxers[i] = producers[i] == 0 ? boxers[reg] : producers[i];
+      next_boxers[i] = producers[i] == 0 ? boxers[reg] : plan.result_boxers[i];
     }
     for (uint32_t i = 0; i < num_values; ++i) registers[i] = next_payloads[i];
     origins.swap(next_origins);
     boxers.swap(next_boxers);
+    if (kWhile && !*condition) break;
   }
   for (uint32_t i = 0; i < num_values; ++i) {
     results[i] = origins[i] != nullptr ? FormRef(origins[i])
-                                       : TakeRef(plan.direct[boxers[i]].box(registers[i].bytes));
+                                       : TakeRef(boxers[i](registers[i].bytes));
   }
   return true;
+}
+
+bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                             const ExecutionContext& context,
+                             const FastPathPolicy& policy, int32_t count,
+                             std::span<AsyncValue* const> arguments,
+                             std::span<RCReference<AsyncValue>> results) {
+  return RunLoopedStraightLine<false>(program, plan, context, policy, count, arguments,
+                                      results);
+}
+
+bool RunWhileStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                          const ExecutionContext& context, const FastPathPolicy& policy,
+                          std::span<AsyncValue* const> arguments,
+                          std::span<RCReference<AsyncValue>> results) {
+  return RunLoopedStraightLine<true>(program, plan, context, policy, 0, arguments, results);
 }
 
 }  // namespace bef

@@ -37,6 +37,16 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
                              std::span<AsyncValue* const> arguments,
                              std::span<RCReference<AsyncValue>> results);
 
+// tfrt.while's loop on a while-carried straight-line body: runs it until
+// its last result (an i1) is false, the loop values staying payloads; the
+// final loop values into `results` (one fewer than the body's results).
+// False, with nothing done, as above (and under a kernel budget).
+// REQUIRES: plan.straight_line && plan.while_carried.
+bool RunWhileStraightLine(const BefProgram& program, const ExecutionPlan& plan,
+                          const ExecutionContext& context, const FastPathPolicy& policy,
+                          std::span<AsyncValue* const> arguments,
+                          std::span<RCReference<AsyncValue>> results);
+
 }  // namespace bef
 
 #endif  // BEF_LIB_EXECUTOR_STRAIGHT_LINE_H_

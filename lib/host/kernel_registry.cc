@@ -62,6 +62,7 @@ void KernelRegistry::AddKernel(
   // verified records against.
   entry.direct = definition.signature.known ? definition.direct : DirectKernel{};
   entry.chain_only = definition.chain_only;
+  entry.function_call = definition.function_call;
   entry.async_signature = std::move(definition.signature);
 }
 

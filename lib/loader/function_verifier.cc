@@ -300,6 +300,12 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
         kernel.direct = &direct;
       }
       kernel.chain_only = !sync && kernel_entry->chain_only && kernel.num_results() == 1;
+      const FunctionCallKind call = kernel_entry->function_call;
+      const uint32_t call_functions = call == FunctionCallKind::kIf ? 2 : 1;
+      if (!sync && call != FunctionCallKind::kNone && kernel.num_functions() == call_functions &&
+          (call != FunctionCallKind::kIf || kernel.num_arguments() >= 1)) {
+        kernel.function_call = call;
+      }
     }
   }
   return info;

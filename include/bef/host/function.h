@@ -69,6 +69,20 @@ class Function {
     return false;
   }
 
+  // tfrt.while's loop, once its condition was true: runs the function, the
+  // results of each run but the last (an i1) the arguments of the next,
+  // until that i1 is false; the last run's other results into `results` (a
+  // cancellation noticed on the way makes every result its error). Returns
+  // false, with nothing done, when the function cannot do this faster than
+  // the loop of Execute calls. The default cannot.
+  // REQUIRES: num_arguments() == arguments.size() == results.size() ==
+  // num_results() - 1, every result empty.
+  virtual bool ExecuteWhile(const ExecutionContext& context,
+                            std::span<AsyncValue* const> arguments,
+                            std::span<RCReference<AsyncValue>> results) const {
+    return false;
+  }
+
   // Runs a sync function to completion on the calling thread over plain
   // values. The default says the function is not a sync function.
   virtual absl::Status ExecuteSync(const ExecutionContext& context,

@@ -97,6 +97,15 @@ struct KernelSignature {
   bool known = false;
 };
 
+// Async kernels only: a kernel that calls one of its functions on its
+// operands and returns that function's results, nothing else. The
+// executor's straight-line plan runs such a call of a straight-line function
+// in place, on payload registers (execution_plan.h).
+//   kCall  function 0 on every operand (tfrt.call);
+//   kIf    operand 0, an i1, picks function 0 (true) or 1 (false), called on
+//          the other operands (tfrt.if, tfrt.cond).
+enum class FunctionCallKind : uint8_t { kNone, kCall, kIf };
+
 template <typename Implementation>
 struct KernelDefinition {
   Implementation implementation = nullptr;
@@ -108,6 +117,7 @@ struct KernelDefinition {
   // tfrt.merge.chains). Where every operand is known to be an available
   // value (the executor's straight-line plan), running it is nothing.
   bool chain_only = false;
+  FunctionCallKind function_call = FunctionCallKind::kNone;
 };
 
 // `definition` marked chain-only (see KernelDefinition::chain_only).
@@ -117,10 +127,19 @@ KernelDefinition<Implementation> ChainOnly(KernelDefinition<Implementation> defi
   return definition;
 }
 
+// `definition` marked as a function call of `kind` (see FunctionCallKind).
+template <typename Implementation>
+KernelDefinition<Implementation> FunctionCall(KernelDefinition<Implementation> definition,
+                                              FunctionCallKind kind) {
+  definition.function_call = kind;
+  return definition;
+}
+
 struct KernelEntry {
   AsyncKernelImplementation async_implementation = nullptr;
   DirectKernel direct;  // when the signature is known
   bool chain_only = false;
+  FunctionCallKind function_call = FunctionCallKind::kNone;
   SyncKernelImplementation sync_implementation = nullptr;
   KernelSignature async_signature;
   KernelSignature sync_signature;

@@ -34,6 +34,10 @@ struct KernelInfo {
   // The registry marks the kernel chain-only and its record has one result
   // (KernelDefinition::chain_only).
   bool chain_only = false;
+  // The registry marks the kernel a function call (KernelDefinition::
+  // function_call) and its record names the functions that kind reads
+  // (one for kCall, two for kIf).
+  FunctionCallKind function_call = FunctionCallKind::kNone;
 
   uint32_t code() const { return record[0]; }
   uint32_t location() const { return record[1]; }
