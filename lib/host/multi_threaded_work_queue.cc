@@ -2,6 +2,22 @@
 // a pool of threads created on demand. The arena comes from the source the
 // binary registered (RegisterTbbArenaSource, work_queue.h), through the C
 // table of lib/host/tbb_arena.h.
+//
+// Compute tasks wait in one FIFO (a spin lock held for a push or a pop);
+// up to as many *runners* as the arena has threads, each one oneTBB task,
+// drain it. A thread enqueuing many tasks (an invocation starting 10,000
+// async kernels) so pays one push per task, not one arena hand-off and
+// worker wake-up each.
+//
+// A compute task that adds a compute task keeps the newest in its thread's
+// *next slot* (as Go's scheduler does) and runs it when it returns, instead
+// of queuing it: a chain of tasks, each enqueuing the next (async
+// kernels feeding each other), stays on one thread with no arena hand-off
+// and no wake-up. A task already in the slot goes to the FIFO when a newer
+// one takes its place, so a task that fans out still spreads its work; the
+// slot is also emptied into the FIFO after kMaxSlotRuns tasks in a row
+// (fairness), and before the thread blocks in Await or Quiesce (the task it
+// waits for may be the one in the slot).
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -24,6 +40,14 @@ std::atomic<TbbArenaSource> registered_arena_source{nullptr};
 class MultiThreadedWorkQueue;
 thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 
+// The next slot of the compute task running on this thread (see above).
+struct NextSlot {
+  MultiThreadedWorkQueue* queue = nullptr;  // set while one of its tasks runs
+  TaskFunction task;
+};
+thread_local NextSlot next_slot;
+constexpr int kMaxSlotRuns = 64;
+
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
   MultiThreadedWorkQueue(TbbArenaSource source, int compute_threads,
@@ -34,6 +58,11 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   ~MultiThreadedWorkQueue() override {
     Quiesce();
+    // Runners and Finished calls may still be on their way out.
+    while (finishing_.load(std::memory_order_acquire) != 0 ||
+           runners_alive_.load(std::memory_order_acquire) != 0) {
+      std::this_thread::yield();
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
@@ -49,18 +78,14 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   void AddTask(TaskFunction task) override {
-    void* arena = Arena();
-    if (arena == nullptr) [[unlikely]] {
-      AddBlockingTask(std::move(task), /*allow_queuing=*/true);
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    if (next_slot.queue == this) [[likely]] {
+      // From one of this queue's compute tasks: the newest waits in the slot.
+      if (next_slot.task) Enqueue(std::move(next_slot.task));
+      next_slot.task = std::move(task);
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++pending_;
-    }
-    auto* runner = new Runner{this, std::move(task)};
-    AnnotateHandoff();  // after the runner is written
-    tbb_->enqueue(arena, &Runner::Run, runner);
+    Enqueue(std::move(task));
   }
 
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
@@ -71,7 +96,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       bool thread_free = idle_threads_ > queued ||
                          static_cast<int>(threads_.size()) < blocking_threads_;
       if (!thread_free && !allow_queuing) return std::move(task);
-      ++pending_;
+      pending_.fetch_add(1, std::memory_order_relaxed);
       blocking_tasks_.push_back(std::move(task));
       if (idle_threads_ <= queued &&
           static_cast<int>(threads_.size()) < blocking_threads_) {
@@ -83,6 +108,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   void Await(std::span<AsyncValue* const> values) override {
+    FlushNextSlot();
     struct Waiting {
       std::mutex mutex;
       std::condition_variable done;
@@ -108,29 +134,116 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   void Quiesce() override {
+    FlushNextSlot();
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [this] { return pending_ == 0; });
+    idle_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
   }
 
   int GetParallelismLevel() const override { return compute_threads_; }
   bool IsInWorkerThread() const override { return current_queue == this; }
 
  private:
-  // One enqueued task; deleted by the arena thread that runs it.
-  struct Runner {
-    MultiThreadedWorkQueue* queue;
-    TaskFunction task;
-    static void Run(void* argument) {
-      AnnotateReceive();  // before reading the runner
-      std::unique_ptr<Runner> runner(static_cast<Runner*>(argument));
-      MultiThreadedWorkQueue* queue = runner->queue;
-      const MultiThreadedWorkQueue* previous = current_queue;
-      current_queue = queue;
-      runner->task();
-      runner.reset();
-      current_queue = previous;
-      queue->Finished();
+  // A runner: one arena task that runs compute tasks from compute_tasks_
+  // until it is empty (at most compute_threads_ runners at a time).
+  static void RunCompute(void* argument) {
+    AnnotateReceive();  // before reading the queue's hand-off
+    auto* queue = static_cast<MultiThreadedWorkQueue*>(argument);
+    const MultiThreadedWorkQueue* previous = current_queue;
+    current_queue = queue;
+    NextSlot interrupted = std::move(next_slot);  // a runner inside a task (TBB may nest)
+    next_slot.queue = queue;
+    next_slot.task = nullptr;
+    while (true) {
+      TaskFunction task;
+      {
+        SpinLock lock(queue->compute_lock_);
+        if (queue->compute_tasks_.empty()) {
+          --queue->runners_;  // a push from now on starts another
+          break;
+        }
+        task = std::move(queue->compute_tasks_.front());
+        queue->compute_tasks_.pop_front();
+      }
+      queue->RunWithSlot(std::move(task));
     }
+    next_slot = std::move(interrupted);
+    current_queue = previous;
+    // The last touch of the queue: the destructor waits for it.
+    queue->runners_alive_.fetch_sub(1, std::memory_order_release);
+  }
+
+  // Runs `task`, then the tasks it leaves in the slot, each possibly
+  // leaving the next; after kMaxSlotRuns the one left goes to the FIFO
+  // (counted already).
+  void RunWithSlot(TaskFunction task) {
+    task();
+    task.reset();
+    for (int runs = 0; next_slot.task && runs < kMaxSlotRuns; ++runs) {
+      TaskFunction next = std::move(next_slot.task);
+      next_slot.task = nullptr;
+      Finished();  // the task that left it
+      next();
+    }
+    if (next_slot.task) {
+      TaskFunction next = std::move(next_slot.task);
+      next_slot.task = nullptr;
+      Enqueue(std::move(next));
+    }
+    Finished();  // the last task run
+  }
+
+  // Hands `task` (counted in pending_) to the compute FIFO, starting a
+  // runner on the arena when fewer than compute_threads_ run.
+  void Enqueue(TaskFunction task) {
+    void* arena = Arena();
+    if (arena == nullptr) [[unlikely]] {
+      EnqueueBlocking(std::move(task));
+      return;
+    }
+    bool start_runner = false;
+    {
+      SpinLock lock(compute_lock_);
+      compute_tasks_.push_back(std::move(task));
+      if (runners_ < compute_threads_) {
+        ++runners_;
+        runners_alive_.fetch_add(1, std::memory_order_relaxed);
+        start_runner = true;
+      }
+    }
+    if (start_runner) {
+      AnnotateHandoff();
+      tbb_->enqueue(arena, &RunCompute, this);
+    }
+  }
+
+  // Empties this thread's next slot into the FIFO (before blocking).
+  void FlushNextSlot() {
+    if (next_slot.queue == this && next_slot.task) {
+      TaskFunction task = std::move(next_slot.task);
+      next_slot.task = nullptr;
+      Enqueue(std::move(task));
+    }
+  }
+
+  // The compute FIFO's lock: held for a push or a pop only, so waiting
+  // spins (a mutex would put a contended thread to sleep for longer).
+  class SpinLock {
+   public:
+    explicit SpinLock(std::atomic<bool>& locked) : locked_(locked) {
+      while (locked_.exchange(true, std::memory_order_acquire)) {
+        while (locked_.load(std::memory_order_relaxed)) {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        }
+      }
+    }
+    ~SpinLock() { locked_.store(false, std::memory_order_release); }
+    SpinLock(const SpinLock&) = delete;
+    SpinLock& operator=(const SpinLock&) = delete;
+
+   private:
+    std::atomic<bool>& locked_;
   };
 
   // TBB's enqueue orders the caller's writes before the task, but Debian's
@@ -179,11 +292,16 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     return arena_;
   }
 
-  // Notifies under the lock: Quiesce may return and the queue be destroyed
-  // as soon as pending_ reaches zero.
+  // The last task notifies under the lock; the destructor waits for every
+  // Finished call to be over (finishing_), since Quiesce may see pending_
+  // reach zero before the notification and the queue then be destroyed.
   void Finished() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--pending_ == 0) idle_.notify_all();
+    finishing_.fetch_add(1, std::memory_order_acq_rel);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      idle_.notify_all();
+    }
+    finishing_.fetch_sub(1, std::memory_order_release);
   }
 
   void BlockingThread() {
@@ -200,9 +318,22 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       lock.unlock();
       task();
       task.reset();
+      Finished();
       lock.lock();
-      if (--pending_ == 0) idle_.notify_all();
     }
+  }
+
+  // A compute task on the blocking threads (no arena), counted already.
+  void EnqueueBlocking(TaskFunction task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocking_tasks_.push_back(std::move(task));
+      if (idle_threads_ <= static_cast<int>(blocking_tasks_.size()) - 1 &&
+          static_cast<int>(threads_.size()) < blocking_threads_) {
+        threads_.emplace_back([this] { BlockingThread(); });
+      }
+    }
+    blocking_work_.notify_one();
   }
 
   const int compute_threads_;
@@ -215,7 +346,12 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   std::mutex mutex_;
   std::condition_variable idle_;
   std::condition_variable blocking_work_;
-  int pending_ = 0;  // queued or running tasks of both kinds
+  std::atomic<bool> compute_lock_{false};
+  std::deque<TaskFunction> compute_tasks_;  // the compute FIFO
+  int runners_ = 0;  // runners draining the FIFO (under compute_lock_)
+  std::atomic<int> runners_alive_{0};  // runners started and not returned
+  std::atomic<int> pending_{0};    // queued or running tasks of both kinds
+  std::atomic<int> finishing_{0};  // Finished calls under way
   std::deque<TaskFunction> blocking_tasks_;
   std::vector<std::thread> threads_;
   int idle_threads_ = 0;

@@ -1,8 +1,19 @@
 // The `s` work queue: a FIFO run by the host thread in Await and Quiesce.
 //
+// Tasks added by a thread that is draining the queue (inside its Await or
+// Quiesce: a task enqueuing the next one, the common case of async kernels)
+// go to that thread's own list, with no lock, no condition variable and no
+// wake-up; tasks from any other thread go to the shared list under the
+// mutex and wake the drainer. A draining thread runs the shared list first
+// (so one thread's tasks keep their FIFO order: it added the shared ones
+// before it started draining), then its own. Whatever is left in its own
+// list when its outermost drain returns moves to the shared list, so no
+// task is stranded with a thread.
+//
 // Synchronization uses std::mutex (pthreads), not absl::Mutex: Debian's
 // Abseil is not built for ThreadSanitizer, which then cannot see absl::Mutex
 // ordering.
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -16,14 +27,70 @@ namespace {
 // Set while a task of some single-threaded queue runs on this thread.
 thread_local int running_tasks = 0;
 
+struct State {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<TaskFunction> tasks;  // shared: added by other threads
+  // tasks.size(), readable without the mutex (a drainer looks before it
+  // runs its own list).
+  std::atomic<size_t> shared_count{0};
+};
+
+// The queue a thread is draining and the tasks it added meanwhile; on the
+// draining thread's stack, linked to the drain it interrupted (of another
+// queue).
+struct OwnTasks {
+  State* state;
+  std::deque<TaskFunction> tasks;
+  OwnTasks* interrupted;
+};
+thread_local OwnTasks* own_tasks = nullptr;
+
+// Makes this thread a drainer of `state` for its lifetime (unless it is
+// one already: a nested drain of the same queue shares the outer list).
+class Draining {
+ public:
+  explicit Draining(State* state) {
+    if (own_tasks != nullptr && own_tasks->state == state) {
+      tasks_ = own_tasks;
+      return;
+    }
+    frame_.emplace(OwnTasks{state, {}, own_tasks});
+    tasks_ = &*frame_;
+    own_tasks = tasks_;
+  }
+  ~Draining() {
+    if (!frame_) return;
+    own_tasks = frame_->interrupted;
+    if (frame_->tasks.empty()) return;
+    State* state = frame_->state;
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      for (TaskFunction& task : frame_->tasks) state->tasks.push_back(std::move(task));
+      state->shared_count.store(state->tasks.size(), std::memory_order_relaxed);
+    }
+    state->changed.notify_all();
+  }
+  std::deque<TaskFunction>& tasks() { return tasks_->tasks; }
+
+ private:
+  std::optional<OwnTasks> frame_;
+  OwnTasks* tasks_;
+};
+
 class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
   std::string name() const override { return "single-threaded"; }
 
   void AddTask(TaskFunction task) override {
+    if (own_tasks != nullptr && own_tasks->state == state_.get()) [[likely]] {
+      own_tasks->tasks.push_back(std::move(task));
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(state_->mutex);
       state_->tasks.push_back(std::move(task));
+      state_->shared_count.store(state_->tasks.size(), std::memory_order_relaxed);
     }
     state_->changed.notify_all();
   }
@@ -39,45 +106,55 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
     // Values may become available on other threads: their callbacks count
     // down under the queue's mutex and wake this thread. The state is shared
     // so a late callback never touches a destroyed queue.
-    auto waiting = std::make_shared<int>(0);
+    auto waiting = std::make_shared<std::atomic<int>>(0);
     for (AsyncValue* value : values) {
       if (value->IsAvailable()) continue;
-      {
-        std::lock_guard<std::mutex> lock(state_->mutex);
-        ++*waiting;
-      }
+      waiting->fetch_add(1, std::memory_order_relaxed);
       value->AndThen([state = state_, waiting] {
         {
           std::lock_guard<std::mutex> lock(state->mutex);
-          --*waiting;
+          waiting->fetch_sub(1, std::memory_order_release);
         }
         state->changed.notify_all();
       });
     }
-    while (true) {
-      TaskFunction task;
-      {
-        std::unique_lock<std::mutex> lock(state_->mutex);
-        state_->changed.wait(lock, [&] {
-          return *waiting == 0 || !state_->tasks.empty();
-        });
-        if (*waiting == 0) return;
-        task = std::move(state_->tasks.front());
-        state_->tasks.pop_front();
+    Draining draining(state_.get());
+    std::deque<TaskFunction>& own = draining.tasks();
+    while (waiting->load(std::memory_order_acquire) != 0) {
+      if (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
+        RunFront(own);
+        continue;
       }
+      std::unique_lock<std::mutex> lock(state_->mutex);
+      state_->changed.wait(lock, [&] {
+        return waiting->load(std::memory_order_acquire) == 0 || !state_->tasks.empty() ||
+               !own.empty();
+      });
+      if (waiting->load(std::memory_order_acquire) == 0) return;
+      if (state_->tasks.empty()) continue;  // own tasks: run without the lock
+      TaskFunction task = std::move(state_->tasks.front());
+      state_->tasks.pop_front();
+      state_->shared_count.store(state_->tasks.size(), std::memory_order_relaxed);
+      lock.unlock();
       Run(task);
     }
   }
 
   void Quiesce() override {
+    Draining draining(state_.get());
+    std::deque<TaskFunction>& own = draining.tasks();
     while (true) {
       std::deque<TaskFunction> batch;
       {
         std::lock_guard<std::mutex> lock(state_->mutex);
-        if (state_->tasks.empty()) return;
         batch.swap(state_->tasks);
+        state_->shared_count.store(0, std::memory_order_relaxed);
       }
+      if (batch.empty() && own.empty()) return;
       for (TaskFunction& task : batch) Run(task);
+      while (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
+        RunFront(own);
+      }
     }
   }
 
@@ -85,17 +162,16 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
   bool IsInWorkerThread() const override { return running_tasks > 0; }
 
  private:
-  struct State {
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::deque<TaskFunction> tasks;
-  };
-
   static void Run(TaskFunction& task) {
     ++running_tasks;
     task();
     task.reset();
     --running_tasks;
+  }
+  static void RunFront(std::deque<TaskFunction>& tasks) {
+    TaskFunction task = std::move(tasks.front());
+    tasks.pop_front();
+    Run(task);
   }
 
   std::shared_ptr<State> state_ = std::make_shared<State>();

@@ -97,6 +97,47 @@ TEST(SingleThreadedWorkQueueTest, AwaitRunsTasksUntilValuesAreReady) {
   EXPECT_THAT(order, ElementsAre(1, 2, 3));
 }
 
+// Tasks added while the thread drains the queue go to its own list (no
+// lock): still FIFO after the shared tasks it added before, and what is
+// left when Await returns stays queued for the next Await or Quiesce, on
+// any thread.
+TEST(SingleThreadedWorkQueueTest, TasksAddedWhileDrainingKeepFifoOrder) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
+  std::vector<int> order;
+  queue->AddTask([&] {
+    order.push_back(1);
+    queue->AddTask([&] {
+      order.push_back(3);
+      queue->AddTask([&] { order.push_back(5); });
+      value.emplace(1);
+    });
+    queue->AddTask([&] { order.push_back(4); });
+  });
+  queue->AddTask([&] { order.push_back(2); });
+  AsyncValue* values[] = {value.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_THAT(order, ElementsAre(1, 2, 3));
+  std::thread([&] { queue->Quiesce(); }).join();  // another thread finds 4 and 5
+  EXPECT_THAT(order, ElementsAre(1, 2, 3, 4, 5));
+}
+
+// A task that awaits (the same queue, nested) sees the tasks added before.
+TEST(SingleThreadedWorkQueueTest, NestedAwaitRunsTheOuterTasks) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  AsyncValueRef<int> inner = MakeUnconstructedAsyncValueRef<int>();
+  AsyncValueRef<int> outer = MakeUnconstructedAsyncValueRef<int>();
+  queue->AddTask([&] {
+    queue->AddTask([&] { inner.emplace(2); });
+    AsyncValue* values[] = {inner.GetAsyncValue()};
+    queue->Await(values);
+    outer.emplace(inner.get() + 1);
+  });
+  AsyncValue* values[] = {outer.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_EQ(outer.get(), 3);
+}
+
 TEST(SingleThreadedWorkQueueTest, AwaitWaitsForOtherThreads) {
   auto queue = CreateSingleThreadedWorkQueue();
   AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
@@ -214,6 +255,61 @@ TEST(MultiThreadedWorkQueueTest, TasksMayEnqueueTasks) {
   queue->AddTask([&] { Spawner::Spawn(queue.get(), &count, 10); });
   queue->Quiesce();
   EXPECT_EQ(count.load(), (1 << 11) - 1);
+}
+
+// A chain of tasks, each adding the next, runs through the adding thread's
+// next slot; a task that awaits the task it added (in its slot) does not
+// deadlock: the slot is emptied into the queue before it blocks.
+TEST(MultiThreadedWorkQueueTest, ChainsOfTasksAndAwaitInsideATask) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
+  std::atomic<int> count{0};
+  struct Chain {
+    static void Step(ConcurrentWorkQueue* queue, std::atomic<int>* count, int left) {
+      count->fetch_add(1);
+      if (left > 0) queue->AddTask([=] { Step(queue, count, left - 1); });
+    }
+  };
+  queue->AddTask([&] { Chain::Step(queue.get(), &count, 9999); });
+  queue->Quiesce();
+  EXPECT_EQ(count.load(), 10000);
+
+  AsyncValueRef<int> done = MakeUnconstructedAsyncValueRef<int>();
+  queue->AddTask([&] {
+    AsyncValueRef<int> inner = MakeUnconstructedAsyncValueRef<int>();
+    queue->AddTask([inner] { inner.emplace(41); });
+    AsyncValue* values[] = {inner.GetAsyncValue()};
+    queue->Await(values);
+    done.emplace(inner.get() + 1);
+  });
+  AsyncValue* values[] = {done.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_EQ(done.get(), 42);
+  queue->Quiesce();
+}
+
+// Tasks a task fans out still spread over the threads: two of them that
+// wait for each other both run.
+TEST(MultiThreadedWorkQueueTest, FannedOutTasksRunConcurrently) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
+  std::atomic<int> arrived{0};
+  std::atomic<bool> met{true};
+  queue->AddTask([&] {
+    for (int i = 0; i < 2; ++i) {
+      queue->AddTask([&] {
+        arrived.fetch_add(1);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (arrived.load() < 2) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            met = false;
+            return;
+          }
+          std::this_thread::yield();
+        }
+      });
+    }
+  });
+  queue->Quiesce();
+  EXPECT_TRUE(met.load());
 }
 
 }  // namespace
