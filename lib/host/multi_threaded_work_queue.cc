@@ -230,11 +230,17 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   class SpinLock {
    public:
     explicit SpinLock(std::atomic<bool>& locked) : locked_(locked) {
-      while (locked_.exchange(true, std::memory_order_acquire)) {
+      // A holder preempted (more threads than cores) is waited for by
+      // yielding after a short spin, not by spinning out a time slice.
+      for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);) {
         while (locked_.load(std::memory_order_relaxed)) {
+          if (++spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
-          __builtin_ia32_pause();
+            __builtin_ia32_pause();
 #endif
+          } else {
+            std::this_thread::yield();
+          }
         }
       }
     }
