@@ -375,7 +375,7 @@ void RunBlocks(const std::shared_ptr<ParallelState>& state, int32_t start,
     }
     if (last_block - first_block <= 1) break;
     int64_t middle = first_block + (last_block - first_block) / 2;
-    state->context.host()->EnqueueWork([=] {
+    state->context.host()->EnqueueParallelWork([=] {
       RunBlocks(state, start, end, block_size, middle, last_block);
     });
     last_block = middle;

@@ -79,7 +79,7 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
     // Helpers that gave up are replaced (as many as the queue has threads).
     while (idle_helpers.load(std::memory_order_relaxed) < host->GetNumWorkerThreads() - 1) {
       idle_helpers.fetch_add(1, std::memory_order_relaxed);
-      host->EnqueueWork([self = shared_from_this()] { self->Help(); });
+      host->EnqueueParallelWork([self = shared_from_this()] { self->Help(); });
     }
     ClaimChunks();
     const uint32_t num_chunks = NumChunks(*plan, level);

@@ -88,6 +88,11 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     Enqueue(std::move(task));
   }
 
+  void AddParallelTask(TaskFunction task) override {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    Enqueue(std::move(task));
+  }
+
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
                                               bool allow_queuing) override {
     {

@@ -312,5 +312,23 @@ TEST(MultiThreadedWorkQueueTest, FannedOutTasksRunConcurrently) {
   EXPECT_TRUE(met.load());
 }
 
+// A parallel task is never held back behind the task that adds it: the
+// adder may wait for it.
+TEST(MultiThreadedWorkQueueTest, ParallelTasksRunAlongsideTheirAdder) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
+  std::atomic<bool> helped{false};
+  std::atomic<bool> met{false};
+  queue->AddTask([&] {
+    queue->AddParallelTask([&] { helped = true; });
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!helped.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    met = helped.load();
+  });
+  queue->Quiesce();
+  EXPECT_TRUE(met.load());
+}
+
 }  // namespace
 }  // namespace bef

@@ -79,6 +79,11 @@ class HostContext {
   void EnqueueWork(TaskFunction task) {
     work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
   }
+  // Work meant to run alongside the caller (ConcurrentWorkQueue::
+  // AddParallelTask).
+  void EnqueueParallelWork(TaskFunction task) {
+    work_queue_->AddParallelTask(MaybeTraced(std::move(task), "task"));
+  }
   // Queued if no thread is free; false only for queues that refuse blocking
   // work.
   bool EnqueueBlockingWork(TaskFunction task) {

@@ -42,8 +42,13 @@ class ConcurrentWorkQueue {
   // "single-threaded" or "Multi-threaded C++ work queue (N threads, M
   // blocking threads)".
   virtual std::string name() const = 0;
-  // Non-blocking work.
+  // Non-blocking work. A queue may run a task added by one of its tasks on
+  // the same thread right after that task (mstd's next slot).
   virtual void AddTask(TaskFunction task) = 0;
+  // Non-blocking work meant to run alongside the caller (helpers of a
+  // parallel run, blocks of tfrt.parallel_for): never held back behind the
+  // task that adds it. The default is AddTask.
+  virtual void AddParallelTask(TaskFunction task) { AddTask(std::move(task)); }
   // Work that may block (I/O, sleeps). When it cannot be started now and
   // `allow_queuing` is false, the task is handed back.
   virtual std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
