@@ -10,6 +10,7 @@
 
 #include "bef/format/attribute_reader.h"
 #include "bef/format/bef_encoding.h"
+#include "bef/format/bef_records.h"
 #include "bef/format/byte_reader.h"
 #include "bef/format/section_reader.h"
 #include "llvm/ADT/DenseMap.h"
@@ -60,7 +61,7 @@ struct FunctionEntry {
   std::vector<mlir::Type> results;  // native functions only
 };
 
-struct KernelRecord {
+struct DecodedKernel {
   uint32_t code = 0;
   uint32_t location = 0;
   std::vector<uint32_t> arguments;
@@ -72,7 +73,7 @@ struct KernelRecord {
 struct FunctionBody {
   uint32_t location = 0;
   uint32_t num_registers = 0;
-  std::vector<KernelRecord> kernels;  // without the pseudo kernel
+  std::vector<DecodedKernel> kernels;  // without the pseudo kernel
   std::vector<uint32_t> result_registers;
 };
 
@@ -175,12 +176,10 @@ class Reader {
   bool ReadTypes() {
     if (!Has(SectionId::kTypes)) return false;
     ByteReader reader(Body(SectionId::kTypes), 0, "Types");
-    absl::StatusOr<uint32_t> count = reader.ReadVbr32();
-    if (!count.ok()) return false;
-    for (uint32_t i = 0; i < *count; ++i) {
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      if (!offset.ok()) return false;
-      std::optional<std::string> name = String(*offset);
+    absl::StatusOr<std::vector<VbrEntry>> offsets = ReadVbrTable(reader, "types");
+    if (!offsets.ok()) return false;
+    for (const VbrEntry& offset : *offsets) {
+      std::optional<std::string> name = String(offset.value);
       if (!name) return false;
       mlir::Type type = mlir::parseType(*name, context_);
       if (!type) return false;
@@ -191,63 +190,43 @@ class Reader {
 
   bool ReadAttributeTypes() {
     ByteReader reader(Body(SectionId::kAttributeTypes), 0, "AttributeTypes");
-    absl::StatusOr<uint32_t> count = reader.ReadVbr32();
-    if (!count.ok()) return false;
-    for (uint32_t i = 0; i < *count; ++i) {
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      absl::StatusOr<uint32_t> type = reader.ReadVbr32();
-      if (!offset.ok() || !type.ok()) return false;
-      attribute_types_[*offset] = *type;
-    }
+    absl::StatusOr<std::vector<AttributeTypeEntry>> entries = ReadAttributeTypeTable(reader);
+    if (!entries.ok()) return false;
+    for (const AttributeTypeEntry& entry : *entries) attribute_types_[entry.offset] = entry.type;
     return true;
   }
 
   bool ReadKernels() {
     if (!Has(SectionId::kKernels)) return false;
     ByteReader reader(Body(SectionId::kKernels), 0, "Kernels");
-    absl::StatusOr<uint32_t> count = reader.ReadVbr32();
-    if (!count.ok()) return false;
-    for (uint32_t i = 0; i < *count; ++i) {
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      if (!offset.ok()) return false;
-      std::optional<std::string> name = String(*offset);
+    absl::StatusOr<std::vector<VbrEntry>> offsets = ReadVbrTable(reader, "kernels");
+    if (!offsets.ok()) return false;
+    for (const VbrEntry& offset : *offsets) {
+      std::optional<std::string> name = String(offset.value);
       if (!name || name->empty()) return false;
       kernel_names_.push_back(*name);
     }
     return true;
   }
 
-  std::optional<mlir::Type> TypeAt(ByteReader& reader) {
-    absl::StatusOr<uint32_t> index = reader.ReadVbr32();
-    if (!index.ok() || *index >= types_.size()) return std::nullopt;
-    return types_[*index];
-  }
-
   bool ReadFunctionIndex() {
     if (!Has(SectionId::kFunctionIndex)) return false;
     ByteReader reader(Body(SectionId::kFunctionIndex), 0, "FunctionIndex");
-    absl::StatusOr<uint32_t> count = reader.ReadVbr32();
+    absl::StatusOr<uint32_t> count = ReadTableCount(reader, "functions");
     if (!count.ok()) return false;
     for (uint32_t i = 0; i < *count; ++i) {
       FunctionEntry entry;
-      absl::StatusOr<uint8_t> kind = reader.ReadByte();
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      absl::StatusOr<uint32_t> name = reader.ReadVbr32();
-      if (!kind.ok() || !offset.ok() || !name.ok() ||
-          *kind >= kNumFunctionKinds)
-        return false;
-      entry.kind = static_cast<FunctionKind>(*kind);
-      entry.offset = *offset;
-      std::optional<std::string> text = String(*name);
+      absl::StatusOr<FunctionIndexRecord> record = ReadFunctionIndexRecord(reader);
+      if (!record.ok() || record->kind >= kNumFunctionKinds) return false;
+      entry.kind = static_cast<FunctionKind>(record->kind);
+      entry.offset = record->record_offset;
+      std::optional<std::string> text = String(record->name_offset);
       if (!text) return false;
       entry.name = *text;
       for (int list = 0; list < 2; ++list) {
-        absl::StatusOr<uint32_t> n = reader.ReadVbr32();
-        if (!n.ok() || *n > reader.remaining()) return false;
-        for (uint32_t j = 0; j < *n; ++j) {
-          std::optional<mlir::Type> type = TypeAt(reader);
-          if (!type) return false;
-          (list == 0 ? entry.arguments : entry.results).push_back(*type);
+        for (uint32_t index : list == 0 ? record->argument_types : record->result_types) {
+          if (index >= types_.size()) return false;
+          (list == 0 ? entry.arguments : entry.results).push_back(types_[index]);
         }
       }
       functions_.push_back(std::move(entry));
@@ -259,16 +238,15 @@ class Reader {
   // stream that needs each kernel's attribute count; Build() reads it.)
   bool ReadOptionalTables() {
     ByteReader registers(Body(SectionId::kRegisterTypes), 0, "RegisterTypes");
-    if (!registers.ReadVbr32().ok()) return false;
+    if (!ReadPerFunctionTableCount(registers).ok()) return false;
     register_types_.resize(functions_.size());
     for (size_t f = 0; f < functions_.size(); ++f) {
       if (functions_[f].kind == FunctionKind::kNativeFunction) continue;
-      absl::StatusOr<uint32_t> regs = registers.ReadVbr32();
-      if (!regs.ok() || *regs > registers.remaining()) return false;
-      for (uint32_t r = 0; r < *regs; ++r) {
-        std::optional<mlir::Type> type = TypeAt(registers);
-        if (!type) return false;
-        register_types_[f].push_back(*type);
+      absl::StatusOr<std::vector<VbrEntry>> types = ReadVbrTable(registers, "register types");
+      if (!types.ok()) return false;
+      for (const VbrEntry& type : *types) {
+        if (type.value >= types_.size()) return false;
+        register_types_[f].push_back(types_[type.value]);
       }
     }
     return true;
@@ -282,75 +260,57 @@ class Reader {
       return std::nullopt;
     };
     if (!reader.Seek(entry.offset).ok()) return fail("Failed to read function location");
+    FunctionRecordPart failed;
+    absl::StatusOr<FunctionRecordHead> head =
+        ReadFunctionRecordHead(reader, entry.results.size(), &failed);
+    if (!head.ok()) {
+      switch (failed) {
+        case FunctionRecordPart::kLocation:
+          return fail("Failed to read function location");
+        case FunctionRecordPart::kRegisterCount:
+        case FunctionRecordPart::kRegisterUses:
+          return fail("Failed to read register table.");
+        case FunctionRecordPart::kKernelCount:
+        case FunctionRecordPart::kKernelTable:
+          return fail("Failed to read kernel table.");
+        case FunctionRecordPart::kResultRegisters:
+          return fail("Failed to read result regs.");
+        case FunctionRecordPart::kKernelList:
+          return fail("Failed to read kernels.");
+      }
+    }
     FunctionBody body;
-    absl::StatusOr<uint32_t> location = reader.ReadVbr32();
-    if (!location.ok()) return fail("Failed to read function location");
-    body.location = *location;
-    absl::StatusOr<uint32_t> num_registers = reader.ReadVbr32();
-    if (!num_registers.ok() || *num_registers > reader.remaining())
-      return fail("Failed to read register table.");
-    body.num_registers = *num_registers;
-    for (uint32_t i = 0; i < *num_registers; ++i) {
-      if (!reader.ReadVbr32().ok()) return fail("Failed to read register table.");
+    body.location = head->location;
+    body.num_registers = static_cast<uint32_t>(head->register_uses.size());
+    for (uint32_t reg : head->result_registers) {
+      if (reg >= body.num_registers) return fail("Using an undefined register in return op.");
+      body.result_registers.push_back(reg);
     }
-    absl::StatusOr<uint32_t> num_kernels = reader.ReadVbr32();
-    if (!num_kernels.ok() || *num_kernels == 0 ||
-        *num_kernels > reader.remaining())
-      return fail("Failed to read kernel table.");
-    std::vector<uint32_t> kernel_offsets;
-    for (uint32_t i = 0; i < *num_kernels; ++i) {
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      absl::StatusOr<uint32_t> operands = reader.ReadVbr32();
-      absl::StatusOr<uint32_t> stream = reader.ReadVbr32();
-      if (!offset.ok() || !operands.ok() || !stream.ok())
-        return fail("Failed to read kernel table.");
-      kernel_offsets.push_back(*offset);
-    }
-    for (size_t i = 0; i < entry.results.size(); ++i) {
-      absl::StatusOr<uint32_t> reg = reader.ReadVbr32();
-      if (!reg.ok()) return fail("Failed to read result regs.");
-      if (*reg >= body.num_registers)
-        return fail("Using an undefined register in return op.");
-      body.result_registers.push_back(*reg);
-    }
-    while (reader.position() % 4 != 0) {
-      if (!reader.ReadByte().ok()) return fail("Failed to read kernels.");
-    }
-    std::span<const uint8_t> list = reader.rest();
-    auto word = [&](size_t index) -> std::optional<uint32_t> {
-      if ((index + 1) * 4 > list.size()) return std::nullopt;
-      uint32_t value;
-      std::memcpy(&value, list.data() + index * 4, 4);
-      return value;
-    };
-    for (uint32_t k = 0; k < *num_kernels; ++k) {
-      if (kernel_offsets[k] % 4 != 0) return fail("Failed to read kernels.");
-      size_t at = kernel_offsets[k] / 4;
-      std::optional<uint32_t> header[6];
-      for (int i = 0; i < 6; ++i) header[i] = word(at + i);
-      for (auto& h : header) {
-        if (!h) return fail(k == 0 ? "Failed to read pseudo." : "Failed to read kernels.");
+    // The kernel list as aligned words (the image itself may sit at any
+    // address).
+    std::span<const uint8_t> bytes = reader.rest();
+    std::vector<uint32_t> list(bytes.size() / 4);
+    if (!list.empty()) std::memcpy(list.data(), bytes.data(), list.size() * 4);
+    for (size_t k = 0; k < head->kernels.size(); ++k) {
+      const uint32_t offset = head->kernels[k].offset;
+      if (offset % 4 != 0) return fail("Failed to read kernels.");
+      const size_t at = offset / 4;
+      // Lenient as TFRT's converter: the used-by lists are not read.
+      KernelRecordFit fit = FitKernelRecord(list.data(), list.size(), at);
+      if (fit == KernelRecordFit::kHeaderPastEnd) {
+        return fail(k == 0 ? "Failed to read pseudo." : "Failed to read kernels.");
       }
       if (k == 0) continue;
-      KernelRecord kernel;
-      kernel.code = *header[0];
-      kernel.location = *header[1];
+      if (fit == KernelRecordFit::kFieldsPastEnd) return fail("Failed to read kernels.");
+      const KernelRecord record{list.data() + at};
+      DecodedKernel kernel;
+      kernel.code = record.code();
+      kernel.location = record.location();
       if (kernel.code >= kernel_names_.size()) return fail("Failed to read kernels.");
-      size_t cursor = at + 6 + *header[5];
-      auto read_list = [&](uint32_t count, std::vector<uint32_t>& out) {
-        if (count > list.size()) return false;
-        for (uint32_t i = 0; i < count; ++i) {
-          std::optional<uint32_t> value = word(cursor++);
-          if (!value) return false;
-          out.push_back(*value);
-        }
-        return true;
-      };
-      if (!read_list(*header[2], kernel.arguments) ||
-          !read_list(*header[3], kernel.attributes) ||
-          !read_list(*header[4], kernel.functions) ||
-          !read_list(*header[5], kernel.results))
-        return fail("Failed to read kernels.");
+      kernel.arguments.assign(record.arguments().begin(), record.arguments().end());
+      kernel.attributes.assign(record.attributes().begin(), record.attributes().end());
+      kernel.functions.assign(record.functions().begin(), record.functions().end());
+      kernel.results.assign(record.results().begin(), record.results().end());
       for (uint32_t reg : kernel.arguments) {
         if (reg >= body.num_registers) return fail("Using undefined registers.");
       }
@@ -372,55 +332,34 @@ class Reader {
   mlir::Location LocationAt(uint32_t offset) {
     ByteReader reader(Body(SectionId::kLocations), 0, "Locations");
     if (!reader.Seek(offset).ok()) return mlir::UnknownLoc::get(context_);
-    std::optional<mlir::Location> location = ReadLocation(reader, 0);
+    std::optional<mlir::Location> location = ReadLocation(reader, 64);
     return location ? *location : mlir::UnknownLoc::get(context_);
   }
 
-  std::optional<mlir::Location> ReadLocation(ByteReader& reader, int depth) {
-    if (depth > 64) return std::nullopt;
-    absl::StatusOr<uint8_t> kind = reader.ReadByte();
-    if (!kind.ok()) return std::nullopt;
-    auto location_string = [&]() -> std::optional<std::string> {
-      absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-      if (!offset.ok()) return std::nullopt;
-      absl::StatusOr<std::string_view> text =
-          ReadPoolString(Body(SectionId::kLocationStrings), *offset);
-      if (!text.ok()) return std::nullopt;
-      return std::string(*text);
-    };
-    switch (static_cast<LocationKind>(*kind)) {
+  std::optional<mlir::Location> ReadLocation(ByteReader& reader, int max_depth) {
+    std::optional<LocationRecord> record =
+        ReadLocationRecord(reader, Body(SectionId::kLocationStrings), max_depth);
+    if (!record) return std::nullopt;
+    return ToMlirLocation(*record);
+  }
+
+  mlir::Location ToMlirLocation(const LocationRecord& record) {
+    switch (record.kind) {
       case LocationKind::kUnknown:
-        return mlir::UnknownLoc::get(context_);
-      case LocationKind::kFileLineColumn: {
-        std::optional<std::string> file = location_string();
-        absl::StatusOr<uint32_t> line = reader.ReadVbr32();
-        absl::StatusOr<uint32_t> column = reader.ReadVbr32();
-        if (!file || !line.ok() || !column.ok()) return std::nullopt;
-        return mlir::FileLineColLoc::get(context_, *file, *line, *column);
-      }
-      case LocationKind::kName: {
-        std::optional<std::string> name = location_string();
-        if (!name) return std::nullopt;
-        std::optional<mlir::Location> child = ReadLocation(reader, depth + 1);
-        if (!child) return std::nullopt;
-        return mlir::NameLoc::get(mlir::StringAttr::get(context_, *name),
-                                  *child);
-      }
-      case LocationKind::kCallSite: {
-        std::optional<mlir::Location> callee = ReadLocation(reader, depth + 1);
-        if (!callee) return std::nullopt;
-        std::optional<mlir::Location> caller = ReadLocation(reader, depth + 1);
-        if (!caller) return std::nullopt;
-        return mlir::CallSiteLoc::get(*callee, *caller);
-      }
+        break;
+      case LocationKind::kFileLineColumn:
+        return mlir::FileLineColLoc::get(context_, std::string(record.text), record.line,
+                                         record.column);
+      case LocationKind::kName:
+        return mlir::NameLoc::get(mlir::StringAttr::get(context_, std::string(record.text)),
+                                  ToMlirLocation(record.children[0]));
+      case LocationKind::kCallSite:
+        return mlir::CallSiteLoc::get(ToMlirLocation(record.children[0]),
+                                      ToMlirLocation(record.children[1]));
       case LocationKind::kFused: {
-        absl::StatusOr<uint32_t> count = reader.ReadVbr32();
-        if (!count.ok() || *count > reader.remaining()) return std::nullopt;
         std::vector<mlir::Location> children;
-        for (uint32_t i = 0; i < *count; ++i) {
-          std::optional<mlir::Location> child = ReadLocation(reader, depth + 1);
-          if (!child) return std::nullopt;
-          children.push_back(*child);
+        for (const LocationRecord& child : record.children) {
+          children.push_back(ToMlirLocation(child));
         }
         // MLIR folds a fused location of one child into the child; BEF
         // has no metadata, so a unit metadata keeps such a location fused
@@ -430,7 +369,7 @@ class Reader {
         return mlir::FusedLoc::get(context_, children, metadata);
       }
     }
-    return std::nullopt;
+    return mlir::UnknownLoc::get(context_);
   }
 
   std::optional<mlir::Type> TypeOfDType(DType dtype) {
@@ -595,9 +534,9 @@ class Reader {
     bool optional = Has(SectionId::kAttributeTypes) &&
                     Has(SectionId::kAttributeNames) &&
                     Has(SectionId::kRegisterTypes) && optional_tables_ok_;
-    ByteReader names(Body(SectionId::kAttributeNames), 0, "AttributeNames");
+    AttributeNamesReader names(ByteReader(Body(SectionId::kAttributeNames), 0, "AttributeNames"));
     if (optional) {
-      (void)names.ReadVbr32();
+      (void)names.ReadFunctionCount();
     }
     std::vector<std::unique_ptr<mlir::Region>> regions(functions_.size());
     std::vector<bool> attached(functions_.size(), false);
@@ -632,11 +571,11 @@ class Reader {
         values[i] = block->addArgument(type, function_location);
       }
       if (optional) {
-        (void)names.ReadVbr32();  // this function's kernel count
+        (void)names.ReadKernelCount();
       }
       mlir::OpBuilder builder(context_);
       builder.setInsertionPointToEnd(block);
-      for (const KernelRecord& kernel : body.kernels) {
+      for (const DecodedKernel& kernel : body.kernels) {
         mlir::OperationState state(LocationAt(kernel.location),
                                    kernel_names_[kernel.code]);
         for (uint32_t reg : kernel.arguments) {
@@ -651,7 +590,7 @@ class Reader {
           mlir::Attribute value =
               builder_.getI32IntegerAttr(static_cast<int32_t>(kMissingAttributeValue));
           if (optional) {
-            absl::StatusOr<uint32_t> name_offset = names.ReadVbr32();
+            absl::StatusOr<uint32_t> name_offset = names.ReadName();
             std::optional<std::string> text =
                 name_offset.ok() ? String(*name_offset) : std::nullopt;
             if (text) name = *text;
@@ -743,7 +682,7 @@ class Reader {
 
   // Function operands of a kernel: named functions become symbol
   // attributes, anonymous ones the op's regions.
-  bool AddFunctions(const KernelRecord& kernel, mlir::OperationState& state,
+  bool AddFunctions(const DecodedKernel& kernel, mlir::OperationState& state,
                     std::vector<std::unique_ptr<mlir::Region>>& regions,
                     std::vector<bool>& attached) {
     llvm::SmallVector<mlir::Attribute, 4> symbols;

@@ -26,6 +26,10 @@ absl::Status ByteReader::ErrorAt(size_t position, std::string_view what) const {
                                                               what.size())));
 }
 
+absl::Status ByteReader::Resummarize(const absl::Status& status) const {
+  return FormatError(summary_, FormatErrorDetail(status));
+}
+
 absl::Status ByteReader::Error(std::string_view what) const {
   return ErrorAt(position_, what);
 }

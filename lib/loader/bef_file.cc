@@ -13,6 +13,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bef/format/bef_records.h"
 #include "bef/format/byte_reader.h"
 #include "bef/format/format_error.h"
 #include "bef/support/status_macros.h"
@@ -176,31 +177,37 @@ absl::Status BefFile::Load(const BefLoadOptions& options) {
   return absl::OkStatus();
 }
 
+// The Kernels and Types sections: a table of Strings offsets, the names.
+absl::Status BefFile::ReadNameTable(SectionId id, std::string_view summary,
+                                    std::string_view what,
+                                    std::vector<std::string_view>& names) {
+  const Section& section = *sections_[id];
+  ByteReader reader(section.body, section.body_offset,
+                    absl::StrCat(ToAbsl(SectionName(static_cast<uint8_t>(id))), " section"));
+  reader.set_error_summary(summary);
+  BEF_ASSIGN_OR_RETURN(std::vector<VbrEntry> offsets,
+                       ReadVbrTable(reader, absl::StrCat(ToAbsl(what), "s")));
+  auto strings = sections_.body(SectionId::kStrings);
+  names.reserve(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    absl::StatusOr<std::string_view> name = ReadPoolString(strings, offsets[i].value);
+    if (!name.ok()) {
+      return reader.ErrorAt(offsets[i].at, absl::StrCat(ToAbsl(what), " ", i, ": ",
+                                                        FormatErrorDetail(name.status())));
+    }
+    names.push_back(*name);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BefFile::ReadKernels(const BefLoadOptions& options) {
   if (!sections_.has(SectionId::kKernels)) {
     return FormatError(kInvalidKernels, "the file has no Kernels section");
   }
-  const Section& section = *sections_[SectionId::kKernels];
-  ByteReader reader(section.body, section.body_offset, "Kernels section");
-  reader.set_error_summary(kInvalidKernels);
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
-  if (count > reader.remaining()) {
-    return reader.Error(absl::StrCat(count, " kernels cannot fit in ",
-                                     reader.remaining(), " bytes"));
-  }
-  auto strings = sections_.body(SectionId::kStrings);
-  kernel_names_.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    size_t at = reader.position();
-    BEF_ASSIGN_OR_RETURN(uint32_t offset, reader.ReadVbr32());
-    absl::StatusOr<std::string_view> name = ReadPoolString(strings, offset);
-    if (!name.ok()) {
-      return reader.ErrorAt(at, absl::StrCat("kernel ", i, ": ",
-                                             FormatErrorDetail(name.status())));
-    }
-    kernel_names_.push_back(*name);
-  }
+  BEF_RETURN_IF_ERROR(ReadNameTable(SectionId::kKernels, kInvalidKernels, "kernel",
+                                    kernel_names_));
   if (options.kernels == nullptr) return absl::OkStatus();
+  const uint32_t count = static_cast<uint32_t>(kernel_names_.size());
   kernel_entries_.reserve(count);
   for (uint32_t code = 0; code < count; ++code) {
     const KernelEntry* entry = options.kernels->Find(kernel_names_[code]);
@@ -220,53 +227,34 @@ absl::Status BefFile::ReportUnknownKernel(uint32_t code) const {
   // has arguments or results (its type table is still empty at that point).
   ByteReader index(sections_.body(SectionId::kFunctionIndex), 0, "index");
   auto functions = sections_.body(SectionId::kFunctions);
-  absl::StatusOr<uint32_t> count = index.ReadVbr32();
+  absl::StatusOr<uint32_t> count = ReadTableCount(index, "functions");
   if (!count.ok()) return status;
-  struct Candidate {
-    uint8_t kind;
-    uint32_t offset;
-  };
-  std::vector<Candidate> candidates;
+  std::vector<FunctionIndexRecord> candidates;
   for (uint32_t i = 0; i < *count; ++i) {
-    absl::StatusOr<uint8_t> kind = index.ReadByte();
-    absl::StatusOr<uint32_t> offset = index.ReadVbr32();
-    absl::StatusOr<uint32_t> name = index.ReadVbr32();
-    absl::StatusOr<uint32_t> arguments = index.ReadVbr32();
-    if (!kind.ok() || !offset.ok() || !name.ok() || !arguments.ok() ||
-        *arguments != 0) {
+    absl::StatusOr<FunctionIndexRecord> entry = ReadFunctionIndexRecord(index);
+    if (!entry.ok() || !entry->argument_types.empty() || !entry->result_types.empty()) {
       return status;
     }
-    absl::StatusOr<uint32_t> results = index.ReadVbr32();
-    if (!results.ok() || *results != 0) return status;
-    candidates.push_back({*kind, *offset});
+    candidates.push_back(std::move(*entry));
   }
-  for (const Candidate& candidate : candidates) {
+  for (const FunctionIndexRecord& candidate : candidates) {
     if (candidate.kind == static_cast<uint8_t>(FunctionKind::kNativeFunction)) {
       continue;
     }
     ByteReader record(functions, 0, "record");
-    auto skip_vbr = [&record] { return record.ReadVbr32().ok(); };
-    if (!record.Seek(candidate.offset).ok() || !skip_vbr()) continue;
-    absl::StatusOr<uint32_t> registers = record.ReadVbr32();
-    if (!registers.ok() || *registers > record.remaining()) continue;
-    bool ok = true;
-    for (uint32_t r = 0; r < *registers && ok; ++r) ok = skip_vbr();
-    absl::StatusOr<uint32_t> kernels = record.ReadVbr32();
-    if (!ok || !kernels.ok() || *kernels > record.remaining()) continue;
-    std::vector<uint32_t> offsets;
-    for (uint32_t k = 0; k < *kernels && ok; ++k) {
-      absl::StatusOr<uint32_t> offset = record.ReadVbr32();
-      ok = offset.ok() && skip_vbr() && skip_vbr();
-      if (ok) offsets.push_back(*offset);
-    }
-    if (!ok) continue;
-    size_t list = (record.position() + 3) / 4 * 4;
-    for (size_t k = 1; k < offsets.size(); ++k) {
-      uint64_t at = uint64_t{list} + offsets[k];
+    if (!record.Seek(candidate.record_offset).ok()) continue;
+    FunctionRecordPart failed;
+    absl::StatusOr<FunctionRecordHead> head = ReadFunctionRecordHead(record, 0, &failed);
+    if (!head.ok()) continue;
+    const size_t list = record.position();
+    for (size_t k = 1; k < head->kernels.size(); ++k) {
+      uint64_t at = uint64_t{list} + head->kernels[k].offset;
       if (at + 8 > functions.size()) break;
-      if (LoadFixed32(functions.data() + at) == code) {
-        SetLocationPayload(status,
-                           DecodeLocation(LoadFixed32(functions.data() + at + 4)));
+      const uint8_t* words = functions.data() + at;
+      if (reinterpret_cast<uintptr_t>(words) % alignof(uint32_t) != 0) break;
+      const KernelRecord kernel{reinterpret_cast<const uint32_t*>(words)};
+      if (kernel.code() == code) {
+        SetLocationPayload(status, DecodeLocation(kernel.location()));
         return status;
       }
     }
@@ -278,27 +266,7 @@ absl::Status BefFile::ReadTypes() {
   if (!sections_.has(SectionId::kTypes)) {
     return FormatError(kInvalidTypes, "the file has no Types section");
   }
-  const Section& section = *sections_[SectionId::kTypes];
-  ByteReader reader(section.body, section.body_offset, "Types section");
-  reader.set_error_summary(kInvalidTypes);
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
-  if (count > reader.remaining()) {
-    return reader.Error(absl::StrCat(count, " types cannot fit in ",
-                                     reader.remaining(), " bytes"));
-  }
-  auto strings = sections_.body(SectionId::kStrings);
-  type_names_.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    size_t at = reader.position();
-    BEF_ASSIGN_OR_RETURN(uint32_t offset, reader.ReadVbr32());
-    absl::StatusOr<std::string_view> name = ReadPoolString(strings, offset);
-    if (!name.ok()) {
-      return reader.ErrorAt(at, absl::StrCat("type ", i, ": ",
-                                             FormatErrorDetail(name.status())));
-    }
-    type_names_.push_back(*name);
-  }
-  return absl::OkStatus();
+  return ReadNameTable(SectionId::kTypes, kInvalidTypes, "type", type_names_);
 }
 
 absl::Status BefFile::ReadFunctionIndex(const BefLoadOptions& options) {
@@ -310,51 +278,40 @@ absl::Status BefFile::ReadFunctionIndex(const BefLoadOptions& options) {
   reader.set_error_summary(kInvalidIndex);
   auto strings = sections_.body(SectionId::kStrings);
   size_t functions_size = sections_.body(SectionId::kFunctions).size();
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
-  if (count > reader.remaining()) {
-    return reader.Error(absl::StrCat(count, " functions cannot fit in ",
-                                     reader.remaining(), " bytes"));
-  }
+  BEF_ASSIGN_OR_RETURN(uint32_t count, ReadTableCount(reader, "functions"));
   functions_.resize(count);
-  auto read_types = [&](std::vector<uint32_t>& types) -> absl::Status {
-    BEF_ASSIGN_OR_RETURN(uint32_t n, reader.ReadVbr32());
-    if (n > reader.remaining()) {
-      return reader.Error(absl::StrCat(n, " types cannot fit in ",
-                                       reader.remaining(), " bytes"));
-    }
-    for (uint32_t i = 0; i < n; ++i) {
-      size_t at = reader.position();
-      BEF_ASSIGN_OR_RETURN(uint32_t type, reader.ReadVbr32());
+  auto check_types = [&](const std::vector<uint32_t>& types, size_t at) -> absl::Status {
+    for (uint32_t type : types) {
       if (type >= type_names_.size()) {
         return reader.ErrorAt(at, absl::StrCat("type index ", type, " of ",
                                                type_names_.size()));
       }
-      types.push_back(type);
     }
     return absl::OkStatus();
   };
   for (uint32_t i = 0; i < count; ++i) {
     BefFunctionEntry& entry = functions_[i];
     entry.index = i;
-    size_t at = reader.position();
-    BEF_ASSIGN_OR_RETURN(uint8_t kind, reader.ReadByte());
-    if (kind >= kNumFunctionKinds) {
-      return reader.ErrorAt(at, absl::StrCat("function ", i, " has kind ",
-                                             int{kind}));
+    BEF_ASSIGN_OR_RETURN(FunctionIndexRecord record, ReadFunctionIndexRecord(reader));
+    if (record.kind >= kNumFunctionKinds) {
+      return reader.ErrorAt(record.kind_at, absl::StrCat("function ", i, " has kind ",
+                                                         int{record.kind}));
     }
-    entry.kind = static_cast<FunctionKind>(kind);
-    size_t offset_at = reader.position();
-    BEF_ASSIGN_OR_RETURN(entry.record_offset, reader.ReadVbr32());
-    size_t name_at = reader.position();
-    BEF_ASSIGN_OR_RETURN(uint32_t name_offset, reader.ReadVbr32());
+    entry.kind = static_cast<FunctionKind>(record.kind);
+    entry.record_offset = record.record_offset;
+    const size_t offset_at = record.record_offset_at;
+    const size_t name_at = record.name_at;
+    const uint32_t name_offset = record.name_offset;
     absl::StatusOr<std::string_view> name = ReadPoolString(strings, name_offset);
     if (!name.ok()) {
       return reader.ErrorAt(name_at, absl::StrCat("function ", i, " name: ",
                                                   FormatErrorDetail(name.status())));
     }
     entry.name = *name;
-    BEF_RETURN_IF_ERROR(read_types(entry.argument_types));
-    BEF_RETURN_IF_ERROR(read_types(entry.result_types));
+    BEF_RETURN_IF_ERROR(check_types(record.argument_types, record.types_at));
+    BEF_RETURN_IF_ERROR(check_types(record.result_types, record.types_at));
+    entry.argument_types = std::move(record.argument_types);
+    entry.result_types = std::move(record.result_types);
     switch (entry.kind) {
       case FunctionKind::kBefFunction:
       case FunctionKind::kSyncBefFunction:
@@ -413,16 +370,9 @@ absl::Status BefFile::ReadAttributeTypes() {
   const Section& section = *sections_[SectionId::kAttributeTypes];
   ByteReader reader(section.body, section.body_offset, "AttributeTypes section");
   reader.set_error_summary("invalid AttributeTypes section in BEF file");
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
-  if (count > reader.remaining()) {
-    return reader.Error("attribute count exceeds the section");
-  }
+  BEF_ASSIGN_OR_RETURN(std::vector<AttributeTypeEntry> entries, ReadAttributeTypeTable(reader));
   absl::flat_hash_map<uint32_t, uint32_t> types;
-  for (uint32_t i = 0; i < count; ++i) {
-    BEF_ASSIGN_OR_RETURN(uint32_t offset, reader.ReadVbr32());
-    BEF_ASSIGN_OR_RETURN(uint32_t type, reader.ReadVbr32());
-    types[offset] = type;
-  }
+  for (const AttributeTypeEntry& entry : entries) types[entry.offset] = entry.type;
   attribute_types_ = std::move(types);
   return absl::OkStatus();
 }
@@ -469,7 +419,7 @@ absl::StatusOr<std::optional<ByteReader>> SeekOptionalTable(
   reader.set_error_summary(
       absl::StrCat("invalid ", ToAbsl(SectionName(section.id)),
                    " section in BEF file"));
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
+  BEF_ASSIGN_OR_RETURN(uint32_t count, ReadPerFunctionTableCount(reader));
   if (count != functions.size()) {
     return reader.Error(absl::StrCat("lists ", count, " functions, the index has ",
                                      functions.size()));
@@ -484,26 +434,21 @@ absl::StatusOr<std::optional<ByteReader>> SeekOptionalTable(
 
 absl::StatusOr<std::vector<uint32_t>> BefFile::RegisterTypes(uint32_t index) const {
   auto skip = [](ByteReader& reader) -> absl::Status {
-    BEF_ASSIGN_OR_RETURN(uint32_t n, reader.ReadVbr32());
-    if (n > reader.remaining()) return reader.Error("register count exceeds the section");
-    for (uint32_t r = 0; r < n; ++r) BEF_RETURN_IF_ERROR(reader.ReadVbr32().status());
-    return absl::OkStatus();
+    return ReadVbrTable(reader, "register types").status();
   };
   BEF_ASSIGN_OR_RETURN(std::optional<ByteReader> reader,
                        SeekOptionalTable(sections_, SectionId::kRegisterTypes,
                                          functions_, index, skip));
   std::vector<uint32_t> types;
   if (!reader) return types;
-  BEF_ASSIGN_OR_RETURN(uint32_t n, reader->ReadVbr32());
-  if (n > reader->remaining()) return reader->Error("register count exceeds the section");
-  for (uint32_t r = 0; r < n; ++r) {
-    size_t at = reader->position();
-    BEF_ASSIGN_OR_RETURN(uint32_t type, reader->ReadVbr32());
-    if (type >= type_names_.size()) {
-      return reader->ErrorAt(at, absl::StrCat("register ", r, " has type index ",
-                                              type, " of ", type_names_.size()));
+  BEF_ASSIGN_OR_RETURN(std::vector<VbrEntry> entries, ReadVbrTable(*reader, "register types"));
+  for (size_t r = 0; r < entries.size(); ++r) {
+    if (entries[r].value >= type_names_.size()) {
+      return reader->ErrorAt(entries[r].at,
+                             absl::StrCat("register ", r, " has type index ", entries[r].value,
+                                          " of ", type_names_.size()));
     }
-    types.push_back(type);
+    types.push_back(entries[r].value);
   }
   return types;
 }
@@ -515,32 +460,33 @@ absl::StatusOr<std::vector<std::vector<std::string_view>>> BefFile::AttributeNam
   std::vector<std::vector<std::string_view>> names;
   if (!sections_.has(SectionId::kAttributeNames)) return names;
   const Section& section = *sections_[SectionId::kAttributeNames];
-  ByteReader reader(section.body, section.body_offset, "AttributeNames section");
-  reader.set_error_summary("invalid AttributeNames section in BEF file");
-  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadVbr32());
+  ByteReader section_reader(section.body, section.body_offset, "AttributeNames section");
+  section_reader.set_error_summary("invalid AttributeNames section in BEF file");
+  AttributeNamesReader reader(section_reader);
+  BEF_ASSIGN_OR_RETURN(uint32_t count, reader.ReadFunctionCount());
   if (count != functions_.size()) {
-    return reader.Error(absl::StrCat("lists ", count, " functions, the index has ",
-                                     functions_.size()));
+    return reader.reader().Error(absl::StrCat("lists ", count, " functions, the index has ",
+                                              functions_.size()));
   }
   auto strings = sections_.body(SectionId::kStrings);
   for (uint32_t i = 0; i <= index; ++i) {
     if (functions_[i].kind == FunctionKind::kNativeFunction) continue;
     BEF_ASSIGN_OR_RETURN(const FunctionInfo* info, GetFunctionInfo(i));
-    BEF_ASSIGN_OR_RETURN(uint32_t kernels, reader.ReadVbr32());
+    BEF_ASSIGN_OR_RETURN(uint32_t kernels, reader.ReadKernelCount());
     if (kernels != info->kernels.size()) {
-      return reader.Error(absl::StrCat("function ", i, " lists ", kernels,
-                                       " kernels, its record has ",
-                                       info->kernels.size()));
+      return reader.reader().Error(absl::StrCat("function ", i, " lists ", kernels,
+                                                " kernels, its record has ",
+                                                info->kernels.size()));
     }
     names.assign(kernels, {});
     for (uint32_t k = 0; k < kernels; ++k) {
       uint32_t n = k == 0 ? 0 : info->kernels[k].num_attributes();
       for (uint32_t a = 0; a < n; ++a) {
-        size_t at = reader.position();
-        BEF_ASSIGN_OR_RETURN(uint32_t offset, reader.ReadVbr32());
+        size_t at = reader.reader().position();
+        BEF_ASSIGN_OR_RETURN(uint32_t offset, reader.ReadName());
         absl::StatusOr<std::string_view> name = ReadPoolString(strings, offset);
         if (!name.ok()) {
-          return reader.ErrorAt(at, FormatErrorDetail(name.status()));
+          return reader.reader().ErrorAt(at, FormatErrorDetail(name.status()));
         }
         names[k].push_back(*name);
       }

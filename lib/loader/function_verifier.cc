@@ -81,47 +81,52 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
   info->kind = entry.kind;
   info->num_arguments = static_cast<uint32_t>(entry.argument_types.size());
 
-  summary("Failed to read location_offset or num_registers");
-  BEF_ASSIGN_OR_RETURN(info->location, reader.ReadVbr32());
-  BEF_ASSIGN_OR_RETURN(info->num_registers, reader.ReadVbr32());
-  if (info->num_registers > reader.remaining()) {
-    return reader.Error(absl::StrCat(info->num_registers,
-                                     " registers cannot fit in the record"));
+  // The record's head (bef_records.h), each part read under the summary
+  // TFRT gives its failure.
+  static constexpr std::string_view kPartSummaries[] = {
+      "Failed to read location_offset or num_registers",  // kLocation
+      "Failed to read location_offset or num_registers",  // kRegisterCount
+      "Failed to read register user_count",               // kRegisterUses
+      "Failed to read num_kernels",                        // kKernelCount
+      "Failed to read kernel offset or num_operands",      // kKernelTable
+      "Failed to read result_reg",                         // kResultRegisters
+      "Failed to align BEF to kKernelEntryAlignment",      // kKernelList
+  };
+  if (section.body_offset % kKernelEntryAlignment != 0) {
+    summary(kPartSummaries[static_cast<int>(FunctionRecordPart::kKernelList)]);
+    return reader.Error("the Functions section is not 4-aligned");
   }
+  const size_t head_at = reader.position();
+  FunctionRecordPart failed_part;
+  absl::StatusOr<FunctionRecordHead> head =
+      ReadFunctionRecordHead(reader, entry.result_types.size(), &failed_part);
+  if (!head.ok()) {
+    summary(kPartSummaries[static_cast<int>(failed_part)]);
+    return reader.Resummarize(head.status());
+  }
+  info->location = head->location;
+  info->num_registers = static_cast<uint32_t>(head->register_uses.size());
   if (info->num_registers < info->num_arguments) {
-    return reader.Error(absl::StrCat(info->num_registers, " registers for ",
-                                     info->num_arguments, " arguments"));
+    summary(kPartSummaries[0]);
+    return reader.ErrorAt(head_at, absl::StrCat(info->num_registers, " registers for ",
+                                                info->num_arguments, " arguments"));
   }
-  summary("Failed to read register user_count");
-  info->register_uses.resize(info->num_registers);
-  for (uint32_t& uses : info->register_uses) {
-    BEF_ASSIGN_OR_RETURN(uses, reader.ReadVbr32());
-  }
-
-  summary("Failed to read num_kernels");
-  BEF_ASSIGN_OR_RETURN(uint32_t num_kernels, reader.ReadVbr32());
-  if (num_kernels == 0 || num_kernels > reader.remaining() / 3) {
-    return reader.Error(absl::StrCat(num_kernels,
-                                     " kernels: needs the pseudo kernel and "
-                                     "must fit in the record"));
-  }
-  summary("Failed to read kernel offset or num_operands");
+  info->register_uses = std::move(head->register_uses);
+  const uint32_t num_kernels = static_cast<uint32_t>(head->kernels.size());
   std::vector<uint32_t> kernel_offsets(num_kernels);
   std::vector<uint32_t> num_operands(num_kernels);
   info->kernels.resize(num_kernels);
   for (uint32_t k = 0; k < num_kernels; ++k) {
-    BEF_ASSIGN_OR_RETURN(kernel_offsets[k], reader.ReadVbr32());
-    BEF_ASSIGN_OR_RETURN(num_operands[k], reader.ReadVbr32());
-    BEF_ASSIGN_OR_RETURN(info->kernels[k].stream, reader.ReadVbr32());
+    kernel_offsets[k] = head->kernels[k].offset;
+    num_operands[k] = head->kernels[k].num_operands;
+    info->kernels[k].stream = head->kernels[k].stream;
   }
-
-  summary("Failed to read result_reg");
-  for (size_t i = 0; i < entry.result_types.size(); ++i) {
-    size_t at = reader.position();
-    BEF_ASSIGN_OR_RETURN(uint32_t reg, reader.ReadVbr32());
+  summary(kPartSummaries[static_cast<int>(FunctionRecordPart::kResultRegisters)]);
+  for (size_t i = 0; i < head->result_registers.size(); ++i) {
+    uint32_t reg = head->result_registers[i];
     if (reg >= info->num_registers) {
-      return reader.ErrorAt(at, absl::StrCat("result ", i, " register ", reg,
-                                             " of ", info->num_registers));
+      return reader.Error(absl::StrCat("result ", i, " register ", reg, " of ",
+                                       info->num_registers));
     }
     info->result_registers.push_back(reg);
   }
@@ -136,13 +141,6 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
     }
   }
 
-  summary("Failed to align BEF to kKernelEntryAlignment");
-  if (section.body_offset % kKernelEntryAlignment != 0) {
-    return reader.Error("the Functions section is not 4-aligned");
-  }
-  while (reader.position() % kKernelEntryAlignment != 0) {
-    BEF_RETURN_IF_ERROR(reader.Skip(1));
-  }
   const size_t list_start = reader.position();
   const size_t list_words = (record_end - list_start) / 4;
   const uint32_t* list =
@@ -175,17 +173,18 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
     };
     if (kernel_offsets[k] % 4 != 0) return error("offset is not 4-aligned");
     size_t word = kernel_offsets[k] / 4;
-    if (word + kKernelRecordHeaderWords > list_words) {
-      return error("record starts past the kernel list");
+    switch (FitKernelRecord(list, list_words, word)) {
+      case KernelRecordFit::kHeaderPastEnd:
+        return error("record starts past the kernel list");
+      case KernelRecordFit::kFieldsPastEnd:
+        return error("record runs past the kernel list");
+      case KernelRecordFit::kUsedByPastEnd:
+        return error("used-by lists run past the kernel list");
+      case KernelRecordFit::kFits:
+        break;
     }
     KernelInfo& kernel = info->kernels[k];
     kernel.record = list + word;
-    uint64_t total = kKernelRecordHeaderWords + uint64_t{2} * kernel.num_results() +
-                     kernel.num_arguments() + kernel.num_attributes() +
-                     kernel.num_functions();
-    if (word + total > list_words) return error("record runs past the kernel list");
-    for (uint32_t count : kernel.used_by_counts()) total += count;
-    if (word + total > list_words) return error("used-by lists run past the kernel list");
 
     if (k == 0) {
       // The pseudo kernel: publishes the special register and the arguments.

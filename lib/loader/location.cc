@@ -43,65 +43,14 @@ std::string OpaqueText(const BefFile::LocationNode& node) {
 
 }  // namespace
 
-std::optional<BefFile::LocationNode> BefFile::DecodeLocationNode(
-    ByteReader& reader, int depth) const {
-  if (depth > kMaxLocationDepth) return std::nullopt;
-  absl::StatusOr<uint8_t> kind = reader.ReadByte();
-  if (!kind.ok() || *kind >= kNumLocationKinds) return std::nullopt;
-  LocationNode node;
-  node.kind = static_cast<LocationKind>(*kind);
-  auto read_string = [&]() -> bool {
-    absl::StatusOr<uint32_t> offset = reader.ReadVbr32();
-    if (!offset.ok()) return false;
-    absl::StatusOr<std::string_view> text =
-        ReadPoolString(sections_.body(SectionId::kLocationStrings), *offset);
-    if (!text.ok()) return false;
-    node.text = *text;
-    return true;
-  };
-  auto read_child = [&]() -> bool {
-    std::optional<LocationNode> child = DecodeLocationNode(reader, depth + 1);
-    if (!child) return false;
-    node.children.push_back(std::move(*child));
-    return true;
-  };
-  switch (node.kind) {
-    case LocationKind::kUnknown:
-      return node;
-    case LocationKind::kFileLineColumn: {
-      if (!read_string()) return std::nullopt;
-      absl::StatusOr<uint32_t> line = reader.ReadVbr32();
-      absl::StatusOr<uint32_t> column = line.ok() ? reader.ReadVbr32() : line;
-      if (!line.ok() || !column.ok()) return std::nullopt;
-      node.line = *line;
-      node.column = *column;
-      return node;
-    }
-    case LocationKind::kName:
-      if (!read_string() || !read_child()) return std::nullopt;
-      return node;
-    case LocationKind::kCallSite:
-      if (!read_child() || !read_child()) return std::nullopt;
-      return node;
-    case LocationKind::kFused: {
-      absl::StatusOr<uint32_t> count = reader.ReadVbr32();
-      if (!count.ok() || *count > reader.remaining()) return std::nullopt;
-      for (uint32_t i = 0; i < *count; ++i) {
-        if (!read_child()) return std::nullopt;
-      }
-      return node;
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<BefFile::LocationNode> BefFile::DecodeLocationTree(
     uint32_t offset) const {
   auto locations = sections_.body(SectionId::kLocations);
   if (offset >= locations.size()) return std::nullopt;
   ByteReader reader(locations, 0, "Locations section");
   if (!reader.Seek(offset).ok()) return std::nullopt;
-  return DecodeLocationNode(reader, 0);
+  return ReadLocationRecord(reader, sections_.body(SectionId::kLocationStrings),
+                            kMaxLocationDepth);
 }
 
 DecodedLocation BefFile::DecodeLocation(uint64_t offset) const {

@@ -55,6 +55,9 @@ class ByteReader {
   // The summary of the FormatErrors this reader returns (default
   // "malformed BEF data").
   void set_error_summary(std::string_view summary) { summary_ = summary; }
+  // `status`, a FormatError of a reader of the same bytes, with this
+  // reader's summary instead (its detail kept).
+  absl::Status Resummarize(const absl::Status& status) const;
 
   size_t position() const { return position_; }
   size_t file_offset() const { return file_offset_ + position_; }

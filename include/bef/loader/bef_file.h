@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "bef/async/location.h"
 #include "bef/format/bef_encoding.h"
+#include "bef/format/bef_records.h"
 #include "bef/format/byte_reader.h"
 #include "bef/format/section_reader.h"
 #include "bef/host/kernel_registry.h"
@@ -144,13 +145,7 @@ class BefFile : public LocationDecoder {
   DecodedLocation DecodeLocation(uint64_t offset) const override;
   // The same location as its tree, for tools (std::nullopt when out of
   // range or malformed).
-  struct LocationNode {
-    LocationKind kind = LocationKind::kUnknown;
-    std::string_view text;  // file or name
-    uint32_t line = 0;
-    uint32_t column = 0;
-    std::vector<LocationNode> children;
-  };
+  using LocationNode = LocationRecord;  // bef_records.h
   std::optional<LocationNode> DecodeLocationTree(uint32_t offset) const;
 
  private:
@@ -163,12 +158,12 @@ class BefFile : public LocationDecoder {
   absl::Status ReadAttributeTypes();
   absl::Status ReportUnknownKernel(uint32_t code) const;
   absl::StatusOr<std::unique_ptr<FunctionInfo>> Inflate(uint32_t index) const;
+  absl::Status ReadNameTable(SectionId id, std::string_view summary, std::string_view what,
+                             std::vector<std::string_view>& names);
   absl::Status VerifyKernel(uint32_t k, const KernelInfo& kernel,
                             const std::vector<uint32_t>& register_types,
                             const ByteReader& reader, size_t position,
                             bool sync) const;
-  std::optional<LocationNode> DecodeLocationNode(ByteReader& reader,
-                                                 int depth) const;
 
   std::string name_;
   std::shared_ptr<Storage> storage_;

@@ -14,15 +14,14 @@
 #include <vector>
 
 #include "bef/format/bef_encoding.h"
+#include "bef/format/bef_records.h"
 #include "bef/host/kernel_registry.h"
 
 namespace bef {
 
-struct KernelInfo {
-  // The record: code, location, #arguments, #attributes, #functions,
-  // #results, used-by counts, arguments, attributes, functions, results,
-  // used-by entries.
-  const uint32_t* record = nullptr;
+// A kernel of a verified function: its record, read in place (the
+// accessors are KernelRecord's, lib/format), and what the loader resolved.
+struct KernelInfo : KernelRecord {
   uint32_t stream = 0;
   // Resolved implementation (null when kernels were not resolved, and for
   // the pseudo kernel).
@@ -38,30 +37,6 @@ struct KernelInfo {
   // function_call) and its record names the functions that kind reads
   // (one for kCall, two for kIf).
   FunctionCallKind function_call = FunctionCallKind::kNone;
-
-  uint32_t code() const { return record[0]; }
-  uint32_t location() const { return record[1]; }
-  uint32_t num_arguments() const { return record[2]; }
-  uint32_t num_attributes() const { return record[3]; }
-  uint32_t num_functions() const { return record[4]; }
-  uint32_t num_results() const { return record[5]; }
-  std::span<const uint32_t> used_by_counts() const {
-    return {record + kKernelRecordHeaderWords, num_results()};
-  }
-  std::span<const uint32_t> arguments() const {
-    return {record + kKernelRecordHeaderWords + num_results(), num_arguments()};
-  }
-  std::span<const uint32_t> attributes() const {
-    return {arguments().data() + num_arguments(), num_attributes()};
-  }
-  std::span<const uint32_t> functions() const {
-    return {attributes().data() + num_attributes(), num_functions()};
-  }
-  std::span<const uint32_t> results() const {
-    return {functions().data() + num_functions(), num_results()};
-  }
-  // All used-by entries, grouped per result in result order.
-  const uint32_t* used_by() const { return results().data() + num_results(); }
 };
 
 struct FunctionInfo {
