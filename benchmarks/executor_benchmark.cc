@@ -15,6 +15,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_allocator.h"
 #include "bef/host/host_context.h"
@@ -27,9 +28,7 @@ namespace {
 std::vector<uint8_t> BodyProgram(const std::string& add_kernel) {
   BefWriter writer;
   BefWriter::Function& f = writer.AddFunction(FunctionKind::kBefFunction, "body", {}, {"i32"});
-  uint32_t one = f.AddKernel("tfrt.constant.i32")
-                     .AddAttribute(BefAttribute::I32(1), "value")
-                     .AddResult("i32");
+  uint32_t one = testing::Constant(f, 1);
   f.Return({f.AddKernel(add_kernel).AddArgument(one).AddArgument(one).AddResult("i32")});
   return writer.Finish().value();
 }

@@ -18,18 +18,13 @@
 #include <vector>
 
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 
 namespace bef {
 namespace {
 
-uint32_t Constant(BefWriter::Function& f, int32_t value) {
-  return f.AddKernel("tfrt.constant.i32")
-      .AddAttribute(BefAttribute::I32(value), "value")
-      .AddResult("i32");
-}
-uint32_t Add(BefWriter::Function& f, uint32_t a, uint32_t b) {
-  return f.AddKernel("tfrt.add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
-}
+using testing::Add;
+using testing::Constant;
 
 // The measured body as an anonymous function returning one i32.
 uint32_t Body(BefWriter& writer, const std::string& kind, int n) {

@@ -11,6 +11,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_allocator.h"
 #include "bef/host/host_context.h"
@@ -27,14 +28,8 @@ std::vector<uint8_t> ChainProgram() {
   BefWriter writer;
   BefWriter::Function& f =
       writer.AddFunction(FunctionKind::kBefFunction, "chain", {}, {"i32"});
-  uint32_t one = f.AddKernel("tfrt.constant.i32")
-                     .AddAttribute(BefAttribute::I32(1), "value")
-                     .AddResult("i32");
-  uint32_t value = one;
-  for (int i = 0; i < kAdds; ++i) {
-    value = f.AddKernel("tfrt.add.i32").AddArgument(value).AddArgument(one).AddResult("i32");
-  }
-  f.Return({value});
+  uint32_t one = testing::Constant(f, 1);
+  f.Return({testing::AddChain(f, one, one, kAdds)});
   return writer.Finish().value();
 }
 

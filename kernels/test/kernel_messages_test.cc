@@ -7,6 +7,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/format/format_error.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -94,9 +95,7 @@ TEST_F(KernelMessagesTest, ParallelForBodyResultTypes) {
   auto& body = writer.AddFunction(FunctionKind::kBefFunction, "", {"i32", "i32"}, {"i32"});
   body.Return({0});
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"!tfrt.chain"});
-  auto constant = [&](int32_t v) {
-    return f.AddKernel("tfrt.constant.i32").AddAttribute(BefAttribute::I32(v), "value").AddResult("i32");
-  };
+  auto constant = [&](int32_t v) { return testing::Constant(f, v); };
   uint32_t start = constant(0), end = constant(10), block = constant(3);
   f.Return({f.AddKernel("tfrt.parallel_for.i32").AddArgument(start).AddArgument(end)
                 .AddArgument(block).AddFunction(body.index()).AddResult("!tfrt.chain")});
@@ -285,10 +284,7 @@ TEST_F(KernelMessagesTest, CancelledParallelForSkipsTheRemainingBlocks) {
                                   {"!tfrt.chain"});
   body.Return({body.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain")});
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"!tfrt.chain"});
-  auto constant = [&](int32_t v) {
-    return f.AddKernel("tfrt.constant.i32").AddAttribute(BefAttribute::I32(v), "value")
-        .AddResult("i32");
-  };
+  auto constant = [&](int32_t v) { return testing::Constant(f, v); };
   uint32_t start = constant(0), end = constant(INT32_MAX), block = constant(1);
   f.Return({f.AddKernel("tfrt.parallel_for.i32").AddArgument(start).AddArgument(end)
                 .AddArgument(block).AddFunction(body.index()).AddResult("!tfrt.chain")});

@@ -13,6 +13,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/format/format_error.h"
 #include "gtest/gtest.h"
 
@@ -66,15 +67,6 @@ class ExecutorFixture : public ::testing::TestWithParam<const char*> {
   std::mutex mutex_;
   std::vector<std::string> diagnostics_;
 };
-
-inline uint32_t Constant(BefWriter::Function& f, int32_t value) {
-  return f.AddKernel("tfrt.constant.i32")
-      .AddAttribute(BefAttribute::I32(value), "value")
-      .AddResult("i32");
-}
-inline uint32_t Add(BefWriter::Function& f, uint32_t a, uint32_t b) {
-  return f.AddKernel("tfrt.add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
-}
 
 }  // namespace bef::testing
 

@@ -22,6 +22,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_allocator.h"
 #include "bef/host/host_context.h"
@@ -65,18 +66,11 @@ std::vector<uint8_t> StressProgram() {
   BefWriter writer;
   auto& increment = writer.AddFunction(FunctionKind::kBefFunction, "increment", {"i32"},
                                        {"i32"});
-  uint32_t one = increment.AddKernel("tfrt.constant.i32")
-                     .AddAttribute(BefAttribute::I32(1), "value")
-                     .AddResult("i32");
-  increment.Return({increment.AddKernel("tfrt.add.i32")
-                        .AddArgument(increment.argument(0))
-                        .AddArgument(one)
-                        .AddResult("i32")});
+  increment.Return(
+      {testing::Add(increment, increment.argument(0), testing::Constant(increment, 1))});
 
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "work", {"i32"}, {"i32", "i1"});
-  uint32_t c1 = f.AddKernel("tfrt.constant.i32")
-                    .AddAttribute(BefAttribute::I32(1), "value")
-                    .AddResult("i32");
+  uint32_t c1 = testing::Constant(f, 1);
   uint32_t async_sum = f.AddKernel("tfrt_test.async_add.i32")
                            .AddArgument(f.argument(0))
                            .AddArgument(c1)
