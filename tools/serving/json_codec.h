@@ -1,0 +1,52 @@
+// The JSON forms of bef_serve's values (docs/serving.md): request arguments
+// to values, results to JSON, and the request body's parse, each refusing
+// bad input with an absl::Status (INVALID_ARGUMENT for what a client sent,
+// UNIMPLEMENTED for a result with no JSON form) -- never an exception.
+//
+//   i1 -> true/false; i8..i64, ui8..ui64 -> integers (range-checked);
+//   f32/f64 -> numbers ("nan", "inf", "-inf" as strings); !tfrt.string ->
+//   strings; !tfrt.chain -> null; !tfrt_tensor.tensor -> {"dtype": "f32",
+//   "shape": [2, 3], "values": [...]} (dense, row-major; string tensors have
+//   dtype "string").
+#ifndef BEF_TOOLS_SERVING_JSON_CODEC_H_
+#define BEF_TOOLS_SERVING_JSON_CODEC_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "bef/async/async_value.h"
+#include "bef/async/rc_reference.h"
+#include "bef/host/host_allocator.h"
+#include "nlohmann/json.hpp"
+
+namespace bef {
+
+using Json = nlohmann::json;
+
+// How deep a request body may nest arrays and objects: deeper values are
+// discarded while parsing (never built; nlohmann copies and destroys trees
+// recursively) and the body refused.
+inline constexpr int kMaxJsonDepth = 64;
+
+// The body as JSON: INVALID_ARGUMENT when it is not JSON or nests deeper
+// than kMaxJsonDepth.
+absl::StatusOr<Json> ParseRequestBody(std::string_view body);
+
+// A value of BEF type `type` from its JSON form; `what` names it in errors
+// ("argument 2").
+absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
+                                                         const Json& value,
+                                                         HostAllocator* allocator,
+                                                         const std::string& what);
+
+// The JSON form of an available result of BEF type `type`.
+absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value);
+
+// `json` as text; strings that are not valid UTF-8 get U+FFFD in place of
+// their bad bytes (a !tfrt.string result may hold any bytes).
+std::string DumpJson(const Json& json);
+
+}  // namespace bef
+
+#endif  // BEF_TOOLS_SERVING_JSON_CODEC_H_
