@@ -3,6 +3,7 @@
 // signatures. Kernels are invoked on hand-built frames (the executor builds
 // the same frames from BEF records).
 #include "bef/host/kernel_utils.h"
+#include "bef/host/sync_kernel_utils.h"
 
 #include <cstring>
 #include <string>
@@ -407,6 +408,26 @@ TEST_F(FrameFixture, SyncKernels) {
   KernelSignature signature = BEF_SYNC_KERNEL(SyncAdd).signature;
   EXPECT_THAT(signature.arguments, ElementsAre("i32", "i32"));
   EXPECT_THAT(signature.results, ElementsAre("i32"));
+}
+
+// Sync kernels read the same attribute wrappers as async ones (one
+// parameter machinery): their signatures say the same layouts.
+int64_t SyncShapeRank(ShapeAttribute shape, TypeAttribute, Attribute<int32_t>) {
+  return shape.rank();
+}
+void SyncWholeFrame(SyncKernelFrame*) {}
+int64_t AsyncShapeRank(ShapeAttribute shape, TypeAttribute, Attribute<int32_t>) {
+  return shape.rank();
+}
+
+TEST(SyncKernelSignatureTest, SameLayoutsAsAsyncKernels) {
+  KernelSignature sync = BEF_SYNC_KERNEL(SyncShapeRank).signature;
+  KernelSignature async = BEF_KERNEL(AsyncShapeRank).signature;
+  EXPECT_EQ(sync.attributes, async.attributes);
+  EXPECT_EQ(sync.attributes.size(), 3u);
+  EXPECT_THAT(sync.results, ElementsAre("i64"));
+  KernelSignature frame = BEF_SYNC_KERNEL(SyncWholeFrame).signature;
+  EXPECT_TRUE(frame.variadic_arguments && frame.variadic_results && frame.variadic_attributes);
 }
 
 TEST(KernelRegistryTest, StaticRegistrationAndLookup) {

@@ -14,6 +14,7 @@
 #include "bef/format/bef_writer.h"
 #include "bef/format/format_error.h"
 #include "bef/host/kernel_utils.h"
+#include "bef/host/sync_kernel_utils.h"
 #include "bef/loader/bef_dump.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

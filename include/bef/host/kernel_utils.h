@@ -1,6 +1,7 @@
 // The typed kernel ABI: kernels are plain C++ functions whose parameter types
 // say what they take, wrapped at compile time into AsyncKernelImplementation
-// (BEF_KERNEL) or SyncKernelImplementation (BEF_SYNC_KERNEL).
+// (BEF_KERNEL); sync kernels have theirs in sync_kernel_utils.h
+// (BEF_SYNC_KERNEL), on the same parameter machinery.
 //
 //   static int32_t AddI32(Argument<int32_t> a, Argument<int32_t> b) {
 //     return *a + *b;
@@ -346,6 +347,13 @@ enum class ParameterKind {
   kOther,  // contexts and Remaining*: numbered by the others' counts
 };
 
+// What a parameter takes all of (Remaining*, the frame).
+struct VariadicFlags {
+  bool arguments = false;
+  bool results = false;
+  bool attributes = false;
+};
+
 template <typename T>
 struct KernelParameter;  // Kind, Build(frame, index), signature contribution
 
@@ -445,6 +453,7 @@ struct RemainingParameter {
 template <>
 struct KernelParameter<RemainingArguments>
     : RemainingParameter<ParameterKind::kArgument> {
+  static constexpr VariadicFlags variadic{.arguments = true};
   static RemainingArguments Build(AsyncKernelFrame* frame, size_t first) {
     return RemainingArguments(frame->GetArguments().subspan(first));
   }
@@ -452,6 +461,7 @@ struct KernelParameter<RemainingArguments>
 template <>
 struct KernelParameter<RemainingResults>
     : RemainingParameter<ParameterKind::kResult> {
+  static constexpr VariadicFlags variadic{.results = true};
   static RemainingResults Build(AsyncKernelFrame* frame, size_t first) {
     return RemainingResults(frame, first);
   }
@@ -459,6 +469,7 @@ struct KernelParameter<RemainingResults>
 template <>
 struct KernelParameter<RemainingAttributes>
     : RemainingParameter<ParameterKind::kAttribute> {
+  static constexpr VariadicFlags variadic{.attributes = true};
   static RemainingAttributes Build(AsyncKernelFrame* frame, size_t first) {
     return RemainingAttributes(frame, first);
   }
@@ -493,26 +504,40 @@ struct KernelParameter<KernelErrorHandler>
 template <>
 struct KernelParameter<AsyncKernelFrame*>
     : RemainingParameter<ParameterKind::kOther> {
+  static constexpr VariadicFlags variadic{true, true, true};
   static AsyncKernelFrame* Build(AsyncKernelFrame* frame, size_t) {
     return frame;
   }
 };
 
-template <typename T, typename = void>
+// How the typed ABIs (BEF_KERNEL here, BEF_SYNC_KERNEL in
+// sync_kernel_utils.h) describe a parameter type P: Traits<P>::kind, and
+// optionally Traits<P>::counts (a parameter numbered in another kind's
+// sequence: Remaining*), Traits<P>::type_name (arguments, results),
+// Traits<P>::layout (attributes) and Traits<P>::variadic (what it takes
+// all of).
+template <template <typename> class Traits, typename T, typename = void>
 struct CountsOf {
-  static constexpr ParameterKind value = KernelParameter<T>::kind;
+  static constexpr ParameterKind value = Traits<T>::kind;
 };
-template <typename T>
-struct CountsOf<T, std::void_t<decltype(KernelParameter<T>::counts)>> {
-  static constexpr ParameterKind value = KernelParameter<T>::counts;
+template <template <typename> class Traits, typename T>
+struct CountsOf<Traits, T, std::void_t<decltype(Traits<T>::counts)>> {
+  static constexpr ParameterKind value = Traits<T>::counts;
+};
+template <template <typename> class Traits, typename T, typename = void>
+struct VariadicOf {
+  static constexpr VariadicFlags value{};
+};
+template <template <typename> class Traits, typename T>
+struct VariadicOf<Traits, T, std::void_t<decltype(Traits<T>::variadic)>> {
+  static constexpr VariadicFlags value = Traits<T>::variadic;
 };
 
 // For each parameter, its index within its kind's sequence.
-template <typename... Params>
-constexpr std::array<size_t, sizeof...(Params)> ParameterIndices() {
-  constexpr ParameterKind kinds[] = {KernelParameter<Params>::kind...,
-                                     ParameterKind::kOther};
-  constexpr ParameterKind counted[] = {CountsOf<Params>::value...,
+template <template <typename> class Traits, typename... Params>
+constexpr std::array<size_t, sizeof...(Params)> ParameterIndicesOf() {
+  constexpr ParameterKind kinds[] = {Traits<Params>::kind..., ParameterKind::kOther};
+  constexpr ParameterKind counted[] = {CountsOf<Traits, Params>::value...,
                                        ParameterKind::kOther};
   std::array<size_t, sizeof...(Params)> indices{};
   size_t seen[5] = {0, 0, 0, 0, 0};
@@ -521,6 +546,42 @@ constexpr std::array<size_t, sizeof...(Params)> ParameterIndices() {
     if (kinds[i] != ParameterKind::kOther) ++seen[static_cast<int>(kinds[i])];
   }
   return indices;
+}
+template <typename... Params>
+constexpr std::array<size_t, sizeof...(Params)> ParameterIndices() {
+  return ParameterIndicesOf<KernelParameter, Params...>();
+}
+
+// Adds what the parameters read to `signature`: argument and result type
+// names, attribute layouts, function references, variadic kinds. Sized once
+// (registration is start-up work) where the inline room is not enough;
+// `extra_results` more results follow (the return value's).
+template <template <typename> class Traits, typename... Params>
+void AppendParameterSignature(KernelSignature& signature, size_t extra_results) {
+  ReserveBeyondInline(signature.arguments,
+                      (0 + ... + (Traits<Params>::kind == ParameterKind::kArgument)));
+  ReserveBeyondInline(signature.results,
+                      (0 + ... + (Traits<Params>::kind == ParameterKind::kResult)) +
+                          extra_results);
+  ReserveBeyondInline(signature.attributes,
+                      (0 + ... + (Traits<Params>::kind == ParameterKind::kAttribute)));
+  [[maybe_unused]] auto add = [&signature](auto tag) {
+    using P = typename decltype(tag)::type;
+    if constexpr (Traits<P>::kind == ParameterKind::kArgument) {
+      signature.arguments.push_back(Traits<P>::type_name);
+    } else if constexpr (Traits<P>::kind == ParameterKind::kResult) {
+      signature.results.push_back(Traits<P>::type_name);
+    } else if constexpr (Traits<P>::kind == ParameterKind::kAttribute) {
+      signature.attributes.push_back(Traits<P>::layout);
+    } else if constexpr (Traits<P>::kind == ParameterKind::kFunction) {
+      ++signature.num_functions;
+    }
+    constexpr VariadicFlags variadic = VariadicOf<Traits, P>::value;
+    signature.variadic_arguments |= variadic.arguments;
+    signature.variadic_results |= variadic.results;
+    signature.variadic_attributes |= variadic.attributes;
+  };
+  (add(std::type_identity<Params>()), ...);
 }
 
 template <typename... Params>
@@ -751,42 +812,7 @@ struct KernelImpl<Return (*)(Params...), function> {
   static KernelSignature Signature() {
     KernelSignature signature;
     signature.known = true;
-    // Sized once (registration is start-up work) where the inline room is
-    // not enough.
-    ReserveBeyondInline(
-        signature.arguments,
-        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kArgument)));
-    ReserveBeyondInline(
-        signature.results,
-        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kResult)) +
-            !std::is_void_v<Return>);
-    ReserveBeyondInline(
-        signature.attributes,
-        (0 + ... + (KernelParameter<Params>::kind == ParameterKind::kAttribute)));
-    [[maybe_unused]] auto add = [&signature](auto tag) {
-      using P = typename decltype(tag)::type;
-      if constexpr (KernelParameter<P>::kind == ParameterKind::kArgument) {
-        signature.arguments.push_back(KernelParameter<P>::type_name);
-      } else if constexpr (KernelParameter<P>::kind == ParameterKind::kResult) {
-        signature.results.push_back(KernelParameter<P>::type_name);
-      } else if constexpr (KernelParameter<P>::kind ==
-                           ParameterKind::kAttribute) {
-        signature.attributes.push_back(KernelParameter<P>::layout);
-      } else if constexpr (KernelParameter<P>::kind ==
-                           ParameterKind::kFunction) {
-        ++signature.num_functions;
-      } else if constexpr (std::is_same_v<P, RemainingArguments>) {
-        signature.variadic_arguments = true;
-      } else if constexpr (std::is_same_v<P, RemainingResults>) {
-        signature.variadic_results = true;
-      } else if constexpr (std::is_same_v<P, RemainingAttributes>) {
-        signature.variadic_attributes = true;
-      } else if constexpr (std::is_same_v<P, AsyncKernelFrame*>) {
-        signature.variadic_arguments = signature.variadic_results = true;
-        signature.variadic_attributes = true;
-      }
-    };
-    (add(std::type_identity<Params>()), ...);
+    AppendParameterSignature<KernelParameter, Params...>(signature, !std::is_void_v<Return>);
     if constexpr (!std::is_void_v<Return>) {
       ReturnHandler<Return>::AppendTypes(signature);
     }
@@ -840,194 +866,8 @@ struct KernelImpl<Return (*)(Params...), function> {
 
 }  // namespace internal
 
-// Sync kernels take `T&` / `const T&` arguments (plain values), attribute
-// wrappers, `const ExecutionContext&` or `SyncKernelFrame*`, and return T,
-// std::tuple<...>, absl::StatusOr<...>, absl::Status or void.
-namespace internal {
-
-template <typename T>
-struct SyncKernelParameter {
-  // Plain argument: T& or const T&.
-  static constexpr ParameterKind kind = ParameterKind::kArgument;
-  using Value = std::remove_cv_t<std::remove_reference_t<T>>;
-  static T Build(SyncKernelFrame* frame, size_t index) {
-    return frame->GetArgAt(index)->template get<Value>();
-  }
-  static constexpr std::string_view type_name = BefTypeName<Value>::value;
-};
-
-template <typename T>
-struct SyncAttributeParameter {
-  static constexpr ParameterKind kind = ParameterKind::kAttribute;
-  static constexpr uint8_t layout = AttributeLayout<T>::value;
-  static T Build(SyncKernelFrame* frame, size_t index) {
-    return T(frame->GetAttributeAt(index));
-  }
-};
-template <typename T>
-struct SyncKernelParameter<Attribute<T>> : SyncAttributeParameter<Attribute<T>> {};
-template <typename T>
-struct SyncKernelParameter<ArrayAttribute<T>>
-    : SyncAttributeParameter<ArrayAttribute<T>> {};
-template <>
-struct SyncKernelParameter<StringAttribute>
-    : SyncAttributeParameter<StringAttribute> {};
-template <>
-struct SyncKernelParameter<DenseAttribute>
-    : SyncAttributeParameter<DenseAttribute> {};
-template <>
-struct SyncKernelParameter<const ExecutionContext&> {
-  static constexpr ParameterKind kind = ParameterKind::kOther;
-  static const ExecutionContext& Build(SyncKernelFrame* frame, size_t) {
-    return frame->GetExecutionContext();
-  }
-};
-template <>
-struct SyncKernelParameter<SyncKernelFrame*> {
-  static constexpr ParameterKind kind = ParameterKind::kOther;
-  static SyncKernelFrame* Build(SyncKernelFrame* frame, size_t) { return frame; }
-};
-
-template <typename... Params>
-constexpr std::array<size_t, sizeof...(Params)> SyncParameterIndices() {
-  constexpr ParameterKind kinds[] = {SyncKernelParameter<Params>::kind...,
-                                     ParameterKind::kOther};
-  std::array<size_t, sizeof...(Params)> indices{};
-  size_t seen[5] = {0, 0, 0, 0, 0};
-  for (size_t i = 0; i < sizeof...(Params); ++i) {
-    indices[i] = seen[static_cast<int>(kinds[i])];
-    if (kinds[i] != ParameterKind::kOther) ++seen[static_cast<int>(kinds[i])];
-  }
-  return indices;
-}
-
-template <typename T>
-struct SyncReturnHandler {
-  static constexpr size_t num_results = 1;
-  static void Store(SyncKernelFrame* frame, size_t index, T&& value) {
-    frame->EmplaceResultAt<T>(index, std::move(value));
-  }
-  static void AppendTypes(KernelSignature& signature) {
-    signature.results.push_back(BefTypeName<T>::value);
-  }
-};
-template <typename... Ts>
-struct SyncReturnHandler<std::tuple<Ts...>> {
-  static constexpr size_t num_results = sizeof...(Ts);
-  static void Store(SyncKernelFrame* frame, size_t index,
-                    std::tuple<Ts...>&& values) {
-    StoreAll(frame, index, std::move(values), std::index_sequence_for<Ts...>());
-  }
-  template <size_t... I>
-  static void StoreAll(SyncKernelFrame* frame, size_t index,
-                       std::tuple<Ts...>&& values, std::index_sequence<I...>) {
-    (frame->EmplaceResultAt<Ts>(index + I, std::move(std::get<I>(values))), ...);
-  }
-  static void AppendTypes(KernelSignature& signature) {
-    (signature.results.push_back(BefTypeName<Ts>::value), ...);
-  }
-};
-template <typename T>
-struct SyncReturnHandler<absl::StatusOr<T>> {
-  static void Store(SyncKernelFrame* frame, size_t index,
-                    absl::StatusOr<T>&& value) {
-    if (value.ok()) {
-      SyncReturnHandler<T>::Store(frame, index, std::move(value).value());
-    } else {
-      frame->SetError(std::move(value).status());
-    }
-  }
-  static void AppendTypes(KernelSignature& signature) {
-    SyncReturnHandler<T>::AppendTypes(signature);
-  }
-};
-template <>
-struct SyncReturnHandler<absl::Status> {
-  static void Store(SyncKernelFrame* frame, size_t, absl::Status&& status) {
-    if (!status.ok()) frame->SetError(std::move(status));
-  }
-  static void AppendTypes(KernelSignature&) {}
-};
-
-template <typename P>
-bool SyncArgumentMatches(SyncKernelFrame* frame, size_t index) {
-  if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
-    using Value = typename SyncKernelParameter<P>::Value;
-    if constexpr (std::is_same_v<Value, Chain>) {
-      return true;
-    } else {
-      SyncValue* value = frame->GetArgAt(index);
-      return value->HasValue() && value->template IsType<Value>();
-    }
-  } else {
-    return true;
-  }
-}
-
-template <typename F, F function>
-struct SyncKernelImpl;
-
-template <typename Return, typename... Params, Return (*function)(Params...)>
-struct SyncKernelImpl<Return (*)(Params...), function> {
-  static constexpr auto kIndices = SyncParameterIndices<Params...>();
-
-  static void Invoke(SyncKernelFrame* frame) {
-    InvokeImpl(frame, std::index_sequence_for<Params...>());
-  }
-  template <size_t... I>
-  static void InvokeImpl(SyncKernelFrame* frame, std::index_sequence<I...>) {
-    // Plain operands are checked like async ones (KernelImpl).
-    if (!(SyncArgumentMatches<Params>(frame, kIndices[I]) && ...)) [[unlikely]] {
-      frame->SetError(absl::InvalidArgumentError(
-          "an operand is not a value of the type the kernel reads"));
-      return;
-    }
-    if constexpr (std::is_void_v<Return>) {
-      function(SyncKernelParameter<Params>::Build(frame, kIndices[I])...);
-    } else {
-      SyncReturnHandler<Return>::Store(
-          frame, 0, function(SyncKernelParameter<Params>::Build(frame, kIndices[I])...));
-    }
-  }
-  static KernelSignature Signature() {
-    KernelSignature signature;
-    signature.known = true;
-    ReserveBeyondInline(
-        signature.arguments,
-        (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kArgument)));
-    ReserveBeyondInline(
-        signature.attributes,
-        (0 + ... + (SyncKernelParameter<Params>::kind == ParameterKind::kAttribute)));
-    [[maybe_unused]] auto add = [&signature](auto tag) {
-      using P = typename decltype(tag)::type;
-      if constexpr (SyncKernelParameter<P>::kind == ParameterKind::kArgument) {
-        signature.arguments.push_back(SyncKernelParameter<P>::type_name);
-      } else if constexpr (SyncKernelParameter<P>::kind ==
-                           ParameterKind::kAttribute) {
-        signature.attributes.push_back(SyncKernelParameter<P>::layout);
-      } else if constexpr (std::is_same_v<P, SyncKernelFrame*>) {
-        signature.variadic_arguments = signature.variadic_results = true;
-        signature.variadic_attributes = true;
-      }
-    };
-    (add(std::type_identity<Params>()), ...);
-    if constexpr (!std::is_void_v<Return>) {
-      SyncReturnHandler<Return>::AppendTypes(signature);
-    }
-    return signature;
-  }
-  static KernelDefinition<SyncKernelImplementation> Definition() {
-    return {&Invoke, Signature()};
-  }
-};
-
-}  // namespace internal
-
 #define BEF_KERNEL(...) \
   ::bef::internal::KernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__>::Definition()
-#define BEF_SYNC_KERNEL(...)                                             \
-  ::bef::internal::SyncKernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__>::\
-      Definition()
 
 }  // namespace bef
 
