@@ -13,6 +13,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
+#include "lib/testing/program_builder.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_allocator.h"
 #include "bef/host/host_context.h"
@@ -45,14 +46,7 @@ std::vector<uint8_t> ElementwiseProgram(int64_t elements) {
   BefWriter::Function& f = writer.AddFunction(FunctionKind::kBefFunction,
                                               "elementwise", {}, {"i1"});
   uint32_t chain = f.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
-  uint32_t tensor = f.AddKernel("tfrt_dht.create_uninitialized_tensor.f32.1")
-                        .AddAttribute(BefAttribute::I64Array({elements}), "shape")
-                        .AddResult("!tfrt_tensor.tensor");
-  uint32_t filled = f.AddKernel("tfrt_dht.fill_tensor_with_constant.f32")
-                        .AddArgument(tensor)
-                        .AddArgument(chain)
-                        .AddAttribute(BefAttribute::F32(1.5f), "value")
-                        .AddResult("!tfrt.chain");
+  auto [tensor, filled] = testing::FilledF32Tensor(f, chain, elements, 1.5f);
   BefWriter::Kernel& compare = f.AddKernel("tfrt_dht.tensor_allclose.f32");
   compare.AddArgument(tensor).AddArgument(tensor).AddArgument(filled);
   uint32_t close = compare.AddResult("i1");

@@ -77,14 +77,7 @@ std::vector<uint8_t> StressProgram() {
                            .AddResult("i32");
   uint32_t called = f.AddKernel("tfrt.call").AddArgument(async_sum).AddFunction(0).AddResult("i32");
   uint32_t chain = f.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
-  uint32_t tensor = f.AddKernel("tfrt_dht.create_uninitialized_tensor.f32.1")
-                        .AddAttribute(BefAttribute::I64Array({64}), "shape")
-                        .AddResult("!tfrt_tensor.tensor");
-  uint32_t filled = f.AddKernel("tfrt_dht.fill_tensor_with_constant.f32")
-                        .AddArgument(tensor)
-                        .AddArgument(chain)
-                        .AddAttribute(BefAttribute::F32(1.5f), "value")
-                        .AddResult("!tfrt.chain");
+  auto [tensor, filled] = testing::FilledF32Tensor(f, chain, 64, 1.5f);
   BefWriter::Kernel& equal = f.AddKernel("tfrt_dht.tensor_equal.f32");
   equal.AddArgument(tensor).AddArgument(tensor).AddArgument(filled);
   uint32_t same = equal.AddResult("i1");

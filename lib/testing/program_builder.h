@@ -31,6 +31,25 @@ inline uint32_t AddChain(BefWriter::Function& f, uint32_t start, uint32_t step, 
   return value;
 }
 
+// A rank-1 f32 tensor of `elements` elements filled with `value` once
+// `chain` is ready: the tensor's register and the fill's chain.
+struct FilledTensor {
+  uint32_t tensor;
+  uint32_t chain;
+};
+inline FilledTensor FilledF32Tensor(BefWriter::Function& f, uint32_t chain, int64_t elements,
+                                    float value) {
+  uint32_t tensor = f.AddKernel("tfrt_dht.create_uninitialized_tensor.f32.1")
+                        .AddAttribute(BefAttribute::I64Array({elements}), "shape")
+                        .AddResult("!tfrt_tensor.tensor");
+  uint32_t filled = f.AddKernel("tfrt_dht.fill_tensor_with_constant.f32")
+                        .AddArgument(tensor)
+                        .AddArgument(chain)
+                        .AddAttribute(BefAttribute::F32(value), "value")
+                        .AddResult("!tfrt.chain");
+  return {tensor, filled};
+}
+
 }  // namespace bef::testing
 
 #endif  // BEF_LIB_TESTING_PROGRAM_BUILDER_H_
