@@ -78,6 +78,8 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
 }
 
 
+namespace {
+
 // Plans a function's kernels as line steps over payload registers: the
 // function's own (the top level) and, for calls run in place, nested lines
 // whose registers are windows of the same register file. It tracks per
@@ -296,8 +298,6 @@ class LinePlanner {
   std::vector<bool> untyped_argument_read_;
   bool known_kernel_count_ = true;
 };
-
-namespace {
 
 bool IsNestedCallStep(const ExecutionPlan::LineStep& step) {
   return step.run == &RunNestedCall || step.run == &RunNestedIf;

@@ -9,13 +9,12 @@
 //   its result is *unboxed*: kept as a payload in the invocation's register,
 //   never an AsyncValue.
 //
-// - Straight line: a function whose kernels are all direct or chain-only
+// - Straight line: a function whose kernels are all direct, chain-only
 //   (tfrt.new.chain, tfrt.merge.chains: nothing to do where every value is
-//   available), on any streams (streams only say where and when kernels
-//   run), each reading only
-//   arguments and results of earlier kernels (as the payload types they
-//   are), runs as a
-//   loop over its kernels with every register an unboxed payload -- no
+//   available) or calls (below), on any streams (streams only say where and
+//   when kernels run), each reading only arguments and results of earlier
+//   kernels (as the payload types they are), runs as a loop over its
+//   kernels with every register an unboxed payload -- no
 //   ready counts, no queue, no values but the results (BefFunction::Execute
 //   takes this path when the arguments are available and of the types read,
 //   the request is not traced, and its kernel budget, if any, outlasts the
@@ -30,7 +29,7 @@
 //   other registers a window of the caller's register file of its own (so
 //   steps never share a register, even run in parallel), and the call
 //   copies the chosen callee's result registers into its results. A
-//   function with a tfrt.if step runs an amount of kernels known only as
+//   function with a tfrt.if step runs a number of kernels known only as
 //   it runs: under a kernel budget it takes the dataflow path.
 //
 // A result is unboxed when nothing but direct kernels can see it: it is not
@@ -172,7 +171,6 @@ struct ExecutionPlan {
   uint32_t widest_level = 0;  // kernels in the largest level
 
  private:
-  friend class LinePlanner;
   void PlanStraightLine(const BefFile* file);
 };
 
