@@ -29,6 +29,8 @@ import os
 import re
 import subprocess
 import sys
+
+from golden_programs import is_pending_tensor_program
 import tempfile
 
 ABSL_WARNING = ("WARNING: All log messages before absl::InitializeLog() is "
@@ -76,21 +78,8 @@ def diagnostics(stderr):
     return [m.group(1) + ": " + m.group(2) for m in DIAGNOSTIC.finditer(stderr)]
 
 
-# Host tensor programs whose dialect ops exist already (issue #9).
-TENSOR_PROGRAMS_DONE = {
-    "tensor_const_dense", "tensor_ts_shape", "tensor_ts_fixed_partial",
-    "tensor_unknown_rank0_shape", "tensor_dht_create_fill",
-    "tensor_dht_set_constant_values", "tensor_dht_set_values_operands",
-    "tensor_dht_print_format", "tensor_dht_equal", "tensor_dht_allclose",
-    "tensor_dht_buffer", "tensor_dht_shape", "tensor_dht_dataflow",
-    "tensor_dht_errors", "tensor_alloc_fail", "tensor_unknown_ui16",
-    "tensor_unknown_dht_sync", "tensor_terr_shape_attr", "tensor_sht",
-    "tensor_coo", "tensor_coo_equal", "tensor_attr_probe", "tensor_btf_read",
-}
-
-
 def pending_reason(name):
-    if name.startswith("tensor_") and name not in TENSOR_PROGRAMS_DONE:
+    if is_pending_tensor_program(name):
         return "needs the host tensor dialects (issue #9)"
     return None
 

@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+from golden_programs import is_pending_tensor_program
+
 # Programs whose transcripts are not a target (golden/README.md, "What is not
 # a target"), with the reason. Their blocks are run (they must not crash)
 # but not compared.
@@ -68,23 +70,8 @@ def apply_better_than_reference(name, stdout):
     return stdout
 
 
-# Programs that need kernels of a later issue (host tensors): run (they
-# must not crash) but not compared until those kernels exist.
-# Host tensor programs whose kernels exist already (issue #9 is in progress).
-TENSOR_PROGRAMS_DONE = {
-    "tensor_const_dense", "tensor_ts_shape", "tensor_ts_fixed_partial",
-    "tensor_unknown_rank0_shape", "tensor_dht_create_fill",
-    "tensor_dht_set_constant_values", "tensor_dht_set_values_operands",
-    "tensor_dht_print_format", "tensor_dht_equal", "tensor_dht_allclose",
-    "tensor_dht_buffer", "tensor_dht_shape", "tensor_dht_dataflow",
-    "tensor_dht_errors", "tensor_alloc_fail", "tensor_unknown_ui16",
-    "tensor_unknown_dht_sync", "tensor_terr_shape_attr", "tensor_sht",
-    "tensor_coo", "tensor_coo_equal", "tensor_attr_probe", "tensor_btf_read",
-}
-
-
 def pending_reason(name):
-    if name.startswith("tensor_") and name not in TENSOR_PROGRAMS_DONE:
+    if is_pending_tensor_program(name):
         return "needs the host tensor kernels (tfrt_dht, tfrt_sht, coo, ts)"
     return None
 
