@@ -26,6 +26,7 @@
 #include "bef/host/host_context.h"
 #include "bef/kernels/kernel_types.h"
 #include "bef/loader/bef_file.h"
+#include "bef/tensor/dense_host_tensor.h"
 #include "tools/diagnostic_verifier.h"
 #include "tools/tbb_arena_plugin.h"
 
@@ -136,14 +137,6 @@ Options ParseOptions(int argc, char** argv) {
     }
   }
   return options;
-}
-
-std::string FormatDouble(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "INF" : "-INF";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.6e", value);
-  return buffer;
 }
 
 // A function result as the reference driver prints it, by type name.
