@@ -334,7 +334,12 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   }
   std::vector<LinePlanner::Register>& registers = planner.registers();
   for (uint32_t reg : function.result_registers) {
-    if (registers[reg].producer == LinePlanner::kUndefined) return give_up();
+    const LinePlanner::Register& r = registers[reg];
+    if (r.producer == LinePlanner::kUndefined) return give_up();
+    // A kernel's result of no known payload type (a call passing on an
+    // argument it does not read) cannot be boxed: the dataflow path hands
+    // it out.
+    if (r.producer != LinePlanner::kArgument && r.box == nullptr) return give_up();
   }
   straight_line = true;
   line_registers = static_cast<uint32_t>(registers.size());
@@ -413,12 +418,6 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
     result_producers.push_back(producer);
     result_positions.push_back(producer == 0 ? 0 : positions[producer]);
     result_boxers.push_back(producer == 0 ? nullptr : registers[reg].box);
-    if (producer != 0 && registers[reg].box == nullptr) {
-      // A kernel's result of no known payload type (a call passing on an
-      // argument it does not read): the dataflow path hands it out.
-      straight_line = false;
-      return;
-    }
     results_boxed_directly &= producer != 0 && first_result_of_register[i] == i;
   }
   // Result i can be fed back as argument i: of the payload type argument i

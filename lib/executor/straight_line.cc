@@ -233,7 +233,8 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   if (!returns_an_argument) {
     // Every loop value is a kernel's result, in a register other than the
     // arguments': copied straight into argument i.
-    for (int32_t run = 0; kWhile || run < count; ++run) {
+    // A while loop counts no runs (it may run more than INT32_MAX times).
+    for (int32_t run = 0; kWhile || run < count; run += kWhile ? 0 : 1) {
       if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
       for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
       if (kWhile && !*condition) break;
@@ -252,7 +253,7 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   std::vector<PayloadRegister> next_payloads(num_values);
   std::vector<AsyncValue*> next_origins(num_values);
   std::vector<Box> next_boxers(num_values);
-  for (int32_t run = 0; kWhile || run < count; ++run) {
+  for (int32_t run = 0; kWhile || run < count; run += kWhile ? 0 : 1) {
     if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
     for (uint32_t i = 0; i < num_values; ++i) {
       uint32_t reg = result_registers[i];

@@ -95,20 +95,12 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   std::optional<TaskFunction> AddBlockingTask(TaskFunction task,
                                               bool allow_queuing) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      int queued = static_cast<int>(blocking_tasks_.size());
-      bool thread_free = idle_threads_ > queued ||
-                         static_cast<int>(threads_.size()) < blocking_threads_;
-      if (!thread_free && !allow_queuing) return std::move(task);
-      pending_.fetch_add(1, std::memory_order_relaxed);
-      blocking_tasks_.push_back(std::move(task));
-      if (idle_threads_ <= queued &&
-          static_cast<int>(threads_.size()) < blocking_threads_) {
-        threads_.emplace_back([this] { BlockingThread(); });
-      }
-    }
-    blocking_work_.notify_one();
+    std::unique_lock<std::mutex> lock(mutex_);
+    bool thread_free = idle_threads_ > static_cast<int>(blocking_tasks_.size()) ||
+                       static_cast<int>(threads_.size()) < blocking_threads_;
+    if (!thread_free && !allow_queuing) return std::move(task);
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    PushBlocking(std::move(task), lock);
     return std::nullopt;
   }
 
@@ -202,7 +194,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   void Enqueue(TaskFunction task) {
     void* arena = Arena();
     if (arena == nullptr) [[unlikely]] {
-      EnqueueBlocking(std::move(task));
+      // A compute task on the blocking threads (counted already).
+      std::unique_lock<std::mutex> lock(mutex_);
+      PushBlocking(std::move(task), lock);
       return;
     }
     bool start_runner = false;
@@ -334,16 +328,16 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     }
   }
 
-  // A compute task on the blocking threads (no arena), counted already.
-  void EnqueueBlocking(TaskFunction task) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      blocking_tasks_.push_back(std::move(task));
-      if (idle_threads_ <= static_cast<int>(blocking_tasks_.size()) - 1 &&
-          static_cast<int>(threads_.size()) < blocking_threads_) {
-        threads_.emplace_back([this] { BlockingThread(); });
-      }
+  // Queues a blocking task (counted in pending_) and starts a thread for
+  // it when none is idle and the pool may grow; releases `lock` (on
+  // mutex_) and wakes a thread.
+  void PushBlocking(TaskFunction task, std::unique_lock<std::mutex>& lock) {
+    blocking_tasks_.push_back(std::move(task));
+    if (idle_threads_ < static_cast<int>(blocking_tasks_.size()) &&
+        static_cast<int>(threads_.size()) < blocking_threads_) {
+      threads_.emplace_back([this] { BlockingThread(); });
     }
+    lock.unlock();
     blocking_work_.notify_one();
   }
 
