@@ -13,11 +13,9 @@
 #include "bef/format/bef_encoding.h"
 #include "tools/converter_io/converter_io.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -100,9 +98,5 @@ int Run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  llvm::InitLLVM init(argc, argv);
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  llvm::cl::ParseCommandLineOptions(argc, argv, "BEF to MLIR converter\n");
-  return bef::converter_io::RunWithLargeStack(Run);
+  return bef::converter_io::ConverterMain(argc, argv, "BEF to MLIR converter\n", Run);
 }

@@ -12,12 +12,10 @@
 #include "lib/converter/mlir_to_bef.h"
 #include "tools/converter_io/converter_io.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -116,10 +114,6 @@ int Run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  llvm::InitLLVM init(argc, argv);
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  llvm::cl::ParseCommandLineOptions(argc, argv,
-                                    "MLIR host program to BEF converter\n");
-  return bef::converter_io::RunWithLargeStack(Run);
+  return bef::converter_io::ConverterMain(
+      argc, argv, "MLIR host program to BEF converter\n", Run);
 }

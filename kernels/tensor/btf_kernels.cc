@@ -161,29 +161,40 @@ absl::StatusOr<DenseHostTensor> ReadDensePayload(std::ifstream& stream,
   return tensor;
 }
 
-absl::StatusOr<DenseHostTensor> ReadDenseTensor(const std::string& path,
-                                                int32_t index,
-                                                const char* dtype_name,
-                                                DType dtype, uint64_t rank,
-                                                HostAllocator* allocator) {
-  std::ifstream stream;
+// Record `index` of the BTF file `path`, expected to hold a tensor of
+// `dtype` (BTF's name `dtype_name`) and `rank`.
+struct BtfRecordRequest {
+  std::string path;
+  int32_t index;
+  std::string dtype_name;
+  DType dtype;
+  uint64_t rank;
+};
+
+absl::Status OpenRequestedRecord(std::ifstream& stream,
+                                 const BtfRecordRequest& request,
+                                 uint8_t layout) {
   uint64_t offset = 0;
-  auto header =
-      OpenRecord(stream, path, index, dtype_name, rank, 0, offset);
-  if (!header.ok()) return header.status();
-  return ReadDensePayload(stream, rank, dtype, allocator);
+  return OpenRecord(stream, request.path, request.index,
+                    request.dtype_name.c_str(), request.rank, layout, offset)
+      .status();
 }
 
-absl::StatusOr<CooHostTensor> ReadCooTensor(const std::string& path,
-                                            int32_t index,
-                                            const char* dtype_name,
-                                            DType dtype, uint64_t rank,
-                                            HostAllocator* allocator) {
+absl::StatusOr<DenseHostTensor> ReadDenseTensor(const BtfRecordRequest& request,
+                                                HostAllocator* allocator) {
   std::ifstream stream;
-  uint64_t offset = 0;
-  auto header =
-      OpenRecord(stream, path, index, dtype_name, rank, 1, offset);
-  if (!header.ok()) return header.status();
+  absl::Status opened = OpenRequestedRecord(stream, request, /*layout=*/0);
+  if (!opened.ok()) return opened;
+  return ReadDensePayload(stream, request.rank, request.dtype, allocator);
+}
+
+absl::StatusOr<CooHostTensor> ReadCooTensor(const BtfRecordRequest& request,
+                                            HostAllocator* allocator) {
+  const uint64_t rank = request.rank;
+  const DType dtype = request.dtype;
+  std::ifstream stream;
+  absl::Status opened = OpenRequestedRecord(stream, request, /*layout=*/1);
+  if (!opened.ok()) return opened;
   absl::StatusOr<std::vector<int64_t>> dims = ReadDims(stream, rank);
   if (!dims.ok()) return dims.status();
   TensorShape shape(*dims);
@@ -219,8 +230,7 @@ absl::StatusOr<CooHostTensor> ReadCooTensor(const std::string& path,
 }
 
 template <typename Tensor>
-using Reader = absl::StatusOr<Tensor> (*)(const std::string&, int32_t,
-                                          const char*, DType, uint64_t,
+using Reader = absl::StatusOr<Tensor> (*)(const BtfRecordRequest&,
                                           HostAllocator*);
 
 // (path, index) -> tensor, read on a blocking task.
@@ -238,8 +248,9 @@ RCReference<AsyncValue> ReadBtf(Argument<std::string> path,
   bool queued = host->EnqueueBlockingWork(
       [result = result.CopyRef(), host, location, path = *path,
        index = *index, dtype_name] {
-        absl::StatusOr<Tensor> tensor = kRead(
-            path, index, dtype_name.c_str(), kDType, kRank, host->allocator());
+        absl::StatusOr<Tensor> tensor =
+            kRead(BtfRecordRequest{path, index, dtype_name, kDType, kRank},
+                  host->allocator());
         if (tensor.ok()) {
           result.emplace(std::move(*tensor));
           return;

@@ -294,8 +294,7 @@ mlir::Type TFRTDialect::parseType(mlir::DialectAsmParser& parser) const {
     mlir::OptionalParseResult known =
         generatedTypeParser(parser, &mnemonic, type);
     if (known.has_value()) return succeeded(*known) ? type : mlir::Type();
-    return mlir::OpaqueType::get(
-        mlir::StringAttr::get(getContext(), getNamespace()), mnemonic);
+    return OpaqueTypeOf(*this, mnemonic);
   }
   parser.emitError(location) << "unknown tfrt type " << spec;
   return {};
@@ -513,6 +512,21 @@ void PrintParallelRange(OpAsmPrinter& printer, mlir::Value start,
   printer << ' ' << start << " to " << end << " fixed " << block_size;
 }
 
+// Resolves the i32 range and the `types`-typed `operands` (their list began
+// at `location`) into `result`, which gets the ops' one result: a chain.
+ParseResult ResolveParallelOperands(
+    OpAsmParser& parser, llvm::ArrayRef<OpAsmParser::UnresolvedOperand> range,
+    llvm::ArrayRef<OpAsmParser::UnresolvedOperand> operands,
+    llvm::ArrayRef<mlir::Type> types, llvm::SMLoc location,
+    OperationState& result) {
+  if (parser.resolveOperands(range, parser.getBuilder().getI32Type(),
+                             result.operands) ||
+      parser.resolveOperands(operands, types, location, result.operands))
+    return failure();
+  result.addTypes(ChainType::get(parser.getContext()));
+  return success();
+}
+
 }  // namespace
 
 ParseResult ParallelForI32Op::parse(OpAsmParser& parser,
@@ -528,16 +542,14 @@ ParseResult ParallelForI32Op::parse(OpAsmParser& parser,
   }
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
-  mlir::Type i32 = parser.getBuilder().getI32Type();
-  if (parser.resolveOperands(range, i32, result.operands) ||
-      parser.resolveOperands(operands, types, location, result.operands))
+  if (ResolveParallelOperands(parser, range, operands, types, location, result))
     return failure();
-  result.addTypes(ChainType::get(parser.getContext()));
 
   // Region arguments: start, end, then the extra operands.
   llvm::SmallVector<OpAsmParser::UnresolvedOperand, 4> bound = {range[0],
                                                                 range[1]};
   bound.append(operands.begin(), operands.end());
+  mlir::Type i32 = parser.getBuilder().getI32Type();
   llvm::SmallVector<mlir::Type, 4> bound_types = {i32, i32};
   bound_types.append(types.begin(), types.end());
   mlir::Region* body = result.addRegion();
@@ -591,12 +603,8 @@ ParseResult ParallelCallI32Op::parse(OpAsmParser& parser,
     return failure();
   if (succeeded(parser.parseOptionalColon()) && parser.parseTypeList(types))
     return failure();
-  mlir::Type i32 = parser.getBuilder().getI32Type();
-  if (parser.resolveOperands(range, i32, result.operands) ||
-      parser.resolveOperands(operands, types, location, result.operands))
-    return failure();
-  result.addTypes(ChainType::get(parser.getContext()));
-  return success();
+  return ResolveParallelOperands(parser, range, operands, types, location,
+                                 result);
 }
 
 void ParallelCallI32Op::print(OpAsmPrinter& printer) {
@@ -1056,6 +1064,12 @@ void RegisterHostDialects(mlir::DialectRegistry& registry) {
                   ht::HTDialect, ts::TSDialect, coo::COODialect>();
   // func.func bodies may be inlined (bef-opt -inline).
   mlir::func::registerInlinerExtension(registry);
+}
+
+mlir::Type OpaqueTypeOf(const mlir::Dialect& dialect, llvm::StringRef mnemonic) {
+  return mlir::OpaqueType::get(
+      mlir::StringAttr::get(dialect.getContext(), dialect.getNamespace()),
+      mnemonic);
 }
 
 }  // namespace bef::converter

@@ -63,6 +63,10 @@
 
 namespace bef::converter {
 
+// `!namespace.mnemonic` as an opaque type of `dialect` (types the dialects
+// accept without defining them).
+mlir::Type OpaqueTypeOf(const mlir::Dialect& dialect, llvm::StringRef mnemonic);
+
 // Every host dialect carries this interface, so MLIR's inliner (bef-opt
 // -inline) may inline a `tfrt.call` whose callee uses ops of any of them,
 // and may inline into their regions. `tfrt.return` ends an inlined body:

@@ -37,8 +37,7 @@ mlir::Type TSDialect::parseType(mlir::DialectAsmParser& parser) const {
   mlir::OptionalParseResult known = generatedTypeParser(parser, &mnemonic, type);
   if (known.has_value()) return succeeded(*known) ? type : mlir::Type();
   if (mnemonic.starts_with("fixed_rank_shape.") && mnemonic == spec) {
-    return mlir::OpaqueType::get(
-        mlir::StringAttr::get(getContext(), getNamespace()), mnemonic);
+    return OpaqueTypeOf(*this, mnemonic);
   }
   parser.emitError(location) << "unknown shape type: " << spec;
   return {};

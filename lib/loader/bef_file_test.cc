@@ -18,6 +18,7 @@
 #include "bef/loader/bef_dump.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/stand_in_kernels.h"
 
 namespace bef {
 namespace {
@@ -25,10 +26,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-int32_t AddI32(Argument<int32_t> a, Argument<int32_t> b) { return *a + *b; }
-int32_t ConstantI32(Attribute<int32_t> value) { return *value; }
-Chain PrintI32(Argument<int32_t>, Argument<Chain>) { return Chain(); }
-Chain NewChain() { return Chain(); }
 int64_t ReadDense(DenseAttribute dense) { return dense.num_elements(); }
 void Call(AsyncKernelFrame*) {}
 int32_t SyncAdd(const int32_t& a, const int32_t& b) { return a + b; }
@@ -38,10 +35,7 @@ void NativeAdd(std::span<AsyncValue* const>, std::span<RCReference<AsyncValue>>,
 KernelRegistry& TestKernels() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
-    r->AddKernel("tfrt.add.i32", BEF_KERNEL(AddI32));
-    r->AddKernel("tfrt.constant.i32", BEF_KERNEL(ConstantI32));
-    r->AddKernel("tfrt.print.i32", BEF_KERNEL(PrintI32));
-    r->AddKernel("tfrt.new.chain", BEF_KERNEL(NewChain));
+    bef::testing::AddStandInCoreKernels(*r);
     r->AddKernel("test.read_dense", BEF_KERNEL(ReadDense));
     r->AddKernel("tfrt.call", &Call);
     r->AddSyncKernel("tfrt.add.i32", BEF_SYNC_KERNEL(SyncAdd));

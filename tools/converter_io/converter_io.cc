@@ -12,6 +12,9 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
 
 namespace bef::converter_io {
 namespace {
@@ -297,6 +300,14 @@ int RunWithLargeStack(const std::function<int()>& body) {
   }
   pthread_join(thread, nullptr);
   return call.result;
+}
+
+int ConverterMain(int argc, char** argv, const char* overview, int (*run)()) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  llvm::cl::ParseCommandLineOptions(argc, argv, overview);
+  return RunWithLargeStack(run);
 }
 
 }  // namespace bef::converter_io

@@ -100,6 +100,11 @@ bool KeepOutput(OutputFile& output);
 // returns its exit code.
 int RunWithLargeStack(const std::function<int()>& body);
 
+// The main of a converter tool: initialises LLVM, registers MLIR's printer
+// and context options, parses the command line (with `overview` as --help's
+// first line) and returns RunWithLargeStack(run).
+int ConverterMain(int argc, char** argv, const char* overview, int (*run)());
+
 }  // namespace bef::converter_io
 
 #endif  // BEF_TOOLS_CONVERTER_IO_CONVERTER_IO_H_

@@ -12,15 +12,12 @@
 #include "bef/host/kernel_utils.h"
 #include "bef/loader/bef_dump.h"
 #include "bef/loader/bef_file.h"
+#include "lib/testing/stand_in_kernels.h"
 
 namespace {
 
 using namespace bef;  // NOLINT
 
-int32_t AddI32(Argument<int32_t> a, Argument<int32_t> b) { return *a + *b; }
-int32_t ConstantI32(Attribute<int32_t> value) { return *value; }
-Chain PrintI32(Argument<int32_t>, Argument<Chain>) { return Chain(); }
-Chain NewChain() { return Chain(); }
 int64_t Dense(DenseAttribute dense) { return dense.num_elements(); }
 int64_t Strings(StringAttribute a, ArrayAttribute<int64_t> b, AggregateAttribute c,
                 ShapeAttribute d) {
@@ -32,10 +29,7 @@ void NativeNothing(std::span<AsyncValue* const>, std::span<RCReference<AsyncValu
 const KernelRegistry& Kernels() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
-    r->AddKernel("tfrt.add.i32", BEF_KERNEL(AddI32));
-    r->AddKernel("tfrt.constant.i32", BEF_KERNEL(ConstantI32));
-    r->AddKernel("tfrt.print.i32", BEF_KERNEL(PrintI32));
-    r->AddKernel("tfrt.new.chain", BEF_KERNEL(NewChain));
+    bef::testing::AddStandInCoreKernels(*r);
     r->AddKernel("tfrt_test.const_dense_attr", BEF_KERNEL(Dense));
     r->AddKernel("test.attributes", BEF_KERNEL(Strings));
     return r;

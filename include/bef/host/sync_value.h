@@ -20,15 +20,11 @@ class SyncValue {
   explicit SyncValue(T&& value) {
     emplace<std::decay_t<T>>(std::forward<T>(value));
   }
-  SyncValue(SyncValue&& other) noexcept { *this = std::move(other); }
+  SyncValue(SyncValue&& other) noexcept { TakeValueOf(other); }
   SyncValue& operator=(SyncValue&& other) noexcept {
     if (this != &other) {
       reset();
-      ops_ = other.ops_;
-      if (ops_) {
-        ops_->move(&storage_, &other.storage_);
-        other.ops_ = nullptr;
-      }
+      TakeValueOf(other);
     }
     return *this;
   }
@@ -79,6 +75,12 @@ class SyncValue {
   }
 
  private:
+  // Moves `other`'s value (if any) into this empty SyncValue; `other` is
+  // left empty.
+  void TakeValueOf(SyncValue& other) noexcept {
+    ops_ = std::exchange(other.ops_, nullptr);
+    if (ops_) ops_->move(&storage_, &other.storage_);
+  }
   static constexpr size_t kInlineSize = 16;
   template <typename T>
   static constexpr bool kInline = sizeof(T) <= kInlineSize &&

@@ -40,20 +40,11 @@ class UniqueFunction<R(Args...)> {
     }
   }
 
-  UniqueFunction(UniqueFunction&& other) noexcept : ops_(other.ops_) {
-    if (ops_) {
-      ops_->move(&storage_, &other.storage_);
-      other.ops_ = nullptr;
-    }
-  }
+  UniqueFunction(UniqueFunction&& other) noexcept { TakeCallableOf(other); }
   UniqueFunction& operator=(UniqueFunction&& other) noexcept {
     if (this != &other) {
       reset();
-      ops_ = other.ops_;
-      if (ops_) {
-        ops_->move(&storage_, &other.storage_);
-        other.ops_ = nullptr;
-      }
+      TakeCallableOf(other);
     }
     return *this;
   }
@@ -75,6 +66,12 @@ class UniqueFunction<R(Args...)> {
   }
 
  private:
+  // Moves `other`'s callable (if any) into this empty function; `other` is
+  // left empty.
+  void TakeCallableOf(UniqueFunction& other) noexcept {
+    ops_ = std::exchange(other.ops_, nullptr);
+    if (ops_) ops_->move(&storage_, &other.storage_);
+  }
   struct Ops {
     R (*call)(void* storage, Args&&... args);
     void (*move)(void* to, void* from);
