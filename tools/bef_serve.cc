@@ -2,47 +2,59 @@
 // (docs/serving.md).
 //
 //   bef_serve [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
-//             [--max_body_bytes=16777216] [--threads=N] program.bef
+//             [--threads=8] [--io_threads=1] [--max_connections=10000]
+//             [--max_concurrent_requests=256] [--max_header_bytes=16384]
+//             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
+//             [--header_timeout_secs=10] [--body_timeout_secs=60]
+//             [--write_timeout_secs=60] [--drain_secs=30] program.bef
 //
 // Endpoints: GET /v1/functions, POST /v1/functions/NAME:run, GET /healthz,
 // GET /metrics. Prints `bef_serve: listening on http://HOST:PORT` once it
-// accepts connections (--port=0 picks a free port). SIGTERM or SIGINT stops
-// accepting, lets the requests in flight finish, then exits 0.
+// accepts connections (--port=0 picks a free port). SIGTERM or SIGINT:
+// stops accepting, answers every request already received (for at most
+// --drain_secs), prints `bef_serve: stopped` and exits 0; during the load,
+// exits 0 at once.
+#include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "httplib.h"
 #include "tools/serving/bef_service.h"
+#include "tools/serving/http_server.h"
 
 namespace bef {
 namespace {
 
 struct ServeOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;
+  serving::HttpServerOptions http;
   std::string work_queue_type = "mstd:2";
-  size_t max_body_bytes = 16 << 20;
-  int threads = 8;
+  absl::Duration drain = absl::Seconds(30);
   std::string input;
 };
 
 [[noreturn]] void Usage(const char* program, const std::string& problem) {
   std::fprintf(stderr,
                "%s: %s\nusage: %s [--host=ADDR] [--port=N] [--work_queue_type=SPEC] "
-               "[--max_body_bytes=N] [--threads=N] program.bef\n",
+               "[--threads=N] [--io_threads=N] [--max_connections=N] "
+               "[--max_concurrent_requests=N] [--max_header_bytes=N] [--max_body_bytes=N] "
+               "[--idle_timeout_secs=S] [--header_timeout_secs=S] [--body_timeout_secs=S] "
+               "[--write_timeout_secs=S] [--drain_secs=S] program.bef\n",
                program, problem.c_str(), program);
   std::exit(2);
 }
 
 ServeOptions ParseOptions(int argc, char** argv) {
   ServeOptions options;
+  serving::HttpServerOptions& http = options.http;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
@@ -53,18 +65,47 @@ ServeOptions ParseOptions(int argc, char** argv) {
     size_t equals = arg.find('=');
     if (equals == std::string::npos) Usage(argv[0], "options take values: " + arg);
     std::string name = arg.substr(2, equals - 2), value = arg.substr(equals + 1);
-    int number = 0;
+    int64_t number = 0;
+    double seconds = 0;
+    bool is_number = absl::SimpleAtoi(value, &number);
+    bool is_seconds = absl::SimpleAtod(value, &seconds) && seconds > 0 && seconds < 1e7;
+    auto positive = [&](auto& field) {
+      if (!is_number || number <= 0) Usage(argv[0], "bad option " + arg);
+      field = static_cast<std::remove_reference_t<decltype(field)>>(number);
+    };
+    auto duration = [&](absl::Duration& field) {
+      if (!is_seconds) Usage(argv[0], "bad option " + arg);
+      field = absl::Seconds(seconds);
+    };
     if (name == "host") {
-      options.host = value;
-    } else if (name == "port" && absl::SimpleAtoi(value, &number) && number >= 0 &&
-               number < 65536) {
-      options.port = number;
+      http.host = value;
+    } else if (name == "port") {
+      if (!is_number || number < 0 || number > 65535) Usage(argv[0], "bad option " + arg);
+      http.port = static_cast<int>(number);
     } else if (name == "work_queue_type") {
       options.work_queue_type = value;
-    } else if (name == "max_body_bytes" && absl::SimpleAtoi(value, &number) && number > 0) {
-      options.max_body_bytes = static_cast<size_t>(number);
-    } else if (name == "threads" && absl::SimpleAtoi(value, &number) && number > 0) {
-      options.threads = number;
+    } else if (name == "threads") {
+      positive(http.worker_threads);
+    } else if (name == "io_threads") {
+      positive(http.io_threads);
+    } else if (name == "max_connections") {
+      positive(http.max_connections);
+    } else if (name == "max_concurrent_requests") {
+      positive(http.max_concurrent_requests);
+    } else if (name == "max_header_bytes") {
+      positive(http.max_header_bytes);
+    } else if (name == "max_body_bytes") {
+      positive(http.max_body_bytes);
+    } else if (name == "idle_timeout_secs") {
+      duration(http.idle_timeout);
+    } else if (name == "header_timeout_secs") {
+      duration(http.header_timeout);
+    } else if (name == "body_timeout_secs") {
+      duration(http.body_timeout);
+    } else if (name == "write_timeout_secs") {
+      duration(http.write_timeout);
+    } else if (name == "drain_secs") {
+      duration(options.drain);
     } else {
       Usage(argv[0], "bad option " + arg);
     }
@@ -73,92 +114,129 @@ ServeOptions ParseOptions(int argc, char** argv) {
   return options;
 }
 
-void Reply(httplib::Response& response, const ServiceResponse& answer) {
+serving::HttpResponse ToHttp(ServiceResponse answer) {
+  serving::HttpResponse response;
   response.status = answer.http_status;
-  response.set_content(answer.json, "application/json");
+  response.body = std::move(answer.json);
+  return response;
 }
 
+// What the process is doing, for the thread that takes SIGTERM/SIGINT.
+class Lifecycle {
+ public:
+  // A stop signal arrived: during the load, exit at once; while serving,
+  // begin the drain.
+  void OnStopSignal(absl::Duration drain) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (server_ != nullptr) {
+      server_->Shutdown(drain);
+    } else if (!done_) {
+      std::printf("bef_serve: stopped while loading\n");
+      std::fflush(stdout);
+      _exit(0);
+    }
+  }
+  void Serving(serving::HttpServer* server) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    server_ = server;
+  }
+  void Done() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    server_ = nullptr;
+    done_ = true;
+  }
+
+ private:
+  std::mutex mutex_;
+  serving::HttpServer* server_ = nullptr;
+  bool done_ = false;
+};
+
 int Serve(const ServeOptions& options) {
-  // Signals are taken by a dedicated thread (sigwait), never by a handler.
+  // Large request and response buffers come from mmap and go back to the
+  // system when freed: a fixed threshold turns off glibc's adaptive one,
+  // which after the first 16 MiB body would keep such buffers on the heap
+  // and the process's RSS at its peak (docs/serving.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 4 << 20);
+
+  // Signals are taken by a dedicated thread (sigwait), never by a handler,
+  // from before the program loads.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  Lifecycle lifecycle;
+  std::thread signal_waiter([&lifecycle, &options, stop_signals] {
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    lifecycle.OnStopSignal(options.drain);
+  });
+  auto finish = [&](int code) {
+    lifecycle.Done();
+    pthread_kill(signal_waiter.native_handle(), SIGTERM);  // wakes it if no signal came
+    signal_waiter.join();
+    return code;
+  };
 
   absl::StatusOr<std::unique_ptr<BefService>> service =
       BefService::Create(options.input, options.work_queue_type);
   if (!service.ok()) {
     std::fprintf(stderr, "bef_serve: %s\n", std::string(service.status().message()).c_str());
-    return 1;
+    return finish(1);
   }
   BefService& bef = **service;
 
-  httplib::Server server;
-  int threads = options.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.set_payload_max_length(options.max_body_bytes);
-  server.set_keep_alive_max_count(1000000);
-  server.set_tcp_nodelay(true);
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("ok\n", "text/plain");
-  });
-  server.Get("/metrics", [&bef](const httplib::Request&, httplib::Response& response) {
-    response.set_content(bef.metrics().ToPrometheusText(),
-                         "text/plain; version=0.0.4");
-  });
-  server.Get("/v1/functions", [&bef](const httplib::Request&, httplib::Response& response) {
-    Reply(response, bef.ListFunctions());
-  });
-  server.Post(R"(/v1/functions/([^/]+):run)",
-              [&bef](const httplib::Request& request, httplib::Response& response) {
-                Reply(response, bef.Run(request.matches[1].str(), request.body));
-              });
-  // Everything else, and errors httplib detects itself (413 for bodies over
-  // the limit, 400 for malformed HTTP), get a JSON error.
-  server.set_error_handler([&bef](const httplib::Request&, httplib::Response& response) {
-    if (!response.body.empty()) return;  // an answer of the service
-    if (response.status >= 400 && response.status < 500) {
+  std::vector<serving::Route> routes;
+  routes.push_back({"GET", "/healthz", serving::RouteWork::kInline,
+                    [](const serving::HttpRequest&) {
+                      return serving::HttpResponse{200, "text/plain", "ok\n", {}};
+                    }});
+  routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
+                    [&bef](const serving::HttpRequest&) {
+                      return serving::HttpResponse{200, "text/plain; version=0.0.4",
+                                                   bef.metrics().ToPrometheusText(), {}};
+                    }});
+  routes.push_back({"GET", "/v1/functions", serving::RouteWork::kInline,
+                    [&bef](const serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
+  routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
+                    [&bef](const serving::HttpRequest& request) {
+                      return ToHttp(bef.Run(request.captures[0], request.body));
+                    }});
+  auto refuse = [&bef](int status, std::string_view message) {
+    if (status >= 400 && status < 500) {
       bef.metrics().bad_requests.fetch_add(1, std::memory_order_relaxed);
     }
-    const char* message = response.status == 404   ? "no such endpoint"
-                          : response.status == 413 ? "the body is too large"
-                          : response.status == 405 ? "method not allowed"
-                                                   : "bad request";
-    Reply(response, ErrorResponse(response.status,
-                                  response.status == 404 ? "NOT_FOUND" : "INVALID_ARGUMENT",
-                                  message));
-  });
+    std::string_view code = status == 404   ? "NOT_FOUND"
+                            : status == 503 ? "UNAVAILABLE"
+                            : status == 413 || status == 431 ? "RESOURCE_EXHAUSTED"
+                                                             : "INVALID_ARGUMENT";
+    return ToHttp(ErrorResponse(status, code, message));
+  };
 
-  int port = options.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(options.host);
-    if (port < 0) {
-      std::fprintf(stderr, "bef_serve: cannot bind to %s\n", options.host.c_str());
-      return 1;
-    }
-  } else if (!server.bind_to_port(options.host, port)) {
-    std::fprintf(stderr, "bef_serve: cannot bind to %s:%d\n", options.host.c_str(), port);
-    return 1;
+  serving::HttpServer server(options.http, std::move(routes), refuse);
+  absl::StatusOr<int> port = server.Listen();
+  if (!port.ok()) {
+    std::fprintf(stderr, "bef_serve: %s\n", std::string(port.status().message()).c_str());
+    return finish(1);
   }
-
-  std::thread signal_waiter([&server, stop_signals] {
-    int signal_number = 0;
-    sigwait(&stop_signals, &signal_number);
-    if (signal_number != 0) server.stop();
-  });
-  std::printf("bef_serve: listening on http://%s:%d\n", options.host.c_str(), port);
+  lifecycle.Serving(&server);
+  std::printf("bef_serve: listening on http://%s:%d\n", options.http.host.c_str(), *port);
   std::fflush(stdout);
-  bool listened = server.listen_after_bind();
-  // listen returns after stop(): the pool has finished the requests in
-  // flight. Wake the signal thread if the server stopped on its own.
-  if (!listened) pthread_kill(signal_waiter.native_handle(), SIGTERM);
-  signal_waiter.join();
+  absl::Status drained = server.Run();
+  if (!drained.ok()) {
+    // Requests still run on worker threads: the service cannot be torn down
+    // under them.
+    std::printf("bef_serve: stopped: %s\n", std::string(drained.message()).c_str());
+    std::fflush(stdout);
+    _exit(0);
+  }
   bef.Quiesce();
   std::printf("bef_serve: stopped\n");
   std::fflush(stdout);
-  return listened ? 0 : 1;
+  return finish(0);
 }
 
 }  // namespace

@@ -1,0 +1,672 @@
+#include "tools/serving/http_server.h"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "boost/asio/dispatch.hpp"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/post.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "boost/asio/strand.hpp"
+#include "boost/asio/write.hpp"
+#include "boost/beast/core.hpp"
+#include "boost/beast/http.hpp"
+
+namespace bef::serving {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+using tcp = boost::asio::ip::tcp;
+
+namespace {
+
+std::chrono::nanoseconds ToChrono(absl::Duration duration) {
+  return absl::ToChronoNanoseconds(duration);
+}
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (true) {
+    size_t slash = path.find('/', start);
+    segments.push_back(path.substr(start, slash - start));
+    if (slash == std::string_view::npos) return segments;
+    start = slash + 1;
+  }
+}
+
+// `pattern` and `path` have the same number of '/'-separated segments; a
+// pattern segment `prefix*suffix` matches a path segment that starts with
+// `prefix`, ends with `suffix` and has at least one character between
+// (captured); other segments match exactly.
+bool MatchPath(std::string_view pattern, std::string_view path,
+               std::vector<std::string>* captures) {
+  captures->clear();
+  std::vector<std::string_view> want = Segments(pattern);
+  std::vector<std::string_view> have = Segments(path);
+  if (want.size() != have.size()) return false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    size_t star = want[i].find('*');
+    if (star == std::string_view::npos) {
+      if (want[i] != have[i]) return false;
+      continue;
+    }
+    std::string_view prefix = want[i].substr(0, star), suffix = want[i].substr(star + 1);
+    if (have[i].size() <= prefix.size() + suffix.size() ||
+        !have[i].starts_with(prefix) || !have[i].ends_with(suffix)) {
+      return false;
+    }
+    captures->emplace_back(
+        have[i].substr(prefix.size(), have[i].size() - prefix.size() - suffix.size()));
+  }
+  return true;
+}
+
+// A fixed pool of threads taking tasks in FIFO order.
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~WorkerPool() { Stop(); }
+
+  void Add(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+  }
+
+  // Runs the queued tasks, then joins the threads.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& thread : threads_) {
+      if (thread.joinable()) thread.join();
+    }
+  }
+
+  // For a process that exits with tasks still running.
+  void Abandon() {
+    for (std::thread& thread : threads_) {
+      if (thread.joinable()) thread.detach();
+    }
+  }
+
+ private:
+  void Work() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+class Session;
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(HttpServerOptions options, std::vector<Route> routes, ErrorResponder error_responder)
+      : options_(std::move(options)),
+        routes_(std::move(routes)),
+        error_responder_(std::move(error_responder)),
+        acceptor_(io_),
+        retry_accept_(io_),
+        workers_(options_.worker_threads) {}
+
+  absl::StatusOr<int> Listen();
+  absl::Status Run();
+  void Shutdown(absl::Duration drain);
+
+  // --- used by sessions ---
+  const HttpServerOptions& options() const { return options_; }
+  const std::vector<Route>& routes() const { return routes_; }
+  HttpResponse Error(int status, std::string_view message) {
+    counters_.requests_refused.fetch_add(1, std::memory_order_relaxed);
+    return error_responder_(status, message);
+  }
+  bool draining() const { return draining_.load(std::memory_order_acquire); }
+  // Admits one worker request, or returns false (503).
+  bool AdmitWorkerRequest() {
+    size_t in_flight = worker_requests_.fetch_add(1, std::memory_order_acq_rel);
+    if (in_flight < options_.max_concurrent_requests) return true;
+    worker_requests_.fetch_sub(1, std::memory_order_acq_rel);
+    return false;
+  }
+  void FinishWorkerRequest() { worker_requests_.fetch_sub(1, std::memory_order_acq_rel); }
+  void RunOnWorker(std::function<void()> task) { workers_.Add(std::move(task)); }
+  void CountTimeout() { counters_.timeouts.fetch_add(1, std::memory_order_relaxed); }
+  void Register(Session* session, std::weak_ptr<Session> weak);
+  void Unregister(Session* session);
+
+  HttpServerCounters counters() const {
+    HttpServerCounters result;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mutex_);
+      result.connections_open = sessions_.size();
+    }
+    result.connections_refused = counters_.connections_refused.load();
+    result.requests_refused = counters_.requests_refused.load();
+    result.timeouts = counters_.timeouts.load();
+    return result;
+  }
+
+ private:
+  void Accept();
+  void OnAccept(beast::error_code error, tcp::socket socket);
+  void RefuseConnection(tcp::socket& socket);
+
+  HttpServerOptions options_;
+  std::vector<Route> routes_;
+  ErrorResponder error_responder_;
+  net::io_context io_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_accept_;
+  WorkerPool workers_;
+  std::vector<std::thread> io_threads_;
+
+  std::atomic<bool> draining_{false};
+  std::atomic<size_t> worker_requests_{0};
+  struct {
+    std::atomic<uint64_t> connections_refused{0};
+    std::atomic<uint64_t> requests_refused{0};
+    std::atomic<uint64_t> timeouts{0};
+  } counters_;
+
+  mutable std::mutex sessions_mutex_;
+  std::condition_variable sessions_changed_;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;
+  bool shutdown_requested_ = false;  // guarded by sessions_mutex_
+  std::chrono::steady_clock::time_point drain_deadline_;
+};
+
+namespace {
+
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// One connection: waits for a request, reads its header, admits it, reads
+// its body, runs its handler, writes the response, and again while the
+// connection is kept alive. Every step runs on the connection's strand.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(HttpServer::Impl& server, tcp::socket socket)
+      : server_(server),
+        stream_(std::move(socket)),
+        buffer_(server.options().max_header_bytes + 4096) {}
+  ~Session() { server_.Unregister(this); }
+
+  void Start() {
+    server_.Register(this, weak_from_this());
+    net::dispatch(stream_.get_executor(),
+                  [self = shared_from_this()] { self->WaitForRequest(); });
+  }
+
+  net::any_io_executor executor() { return stream_.get_executor(); }
+
+  // On the strand: Shutdown began.
+  void OnDrain() {
+    if (state_ == State::kIdle || state_ == State::kHeader) {
+      Close();
+    } else {
+      close_after_response_ = true;
+    }
+  }
+
+ private:
+  enum class State { kIdle, kHeader, kBody, kHandling, kWriting, kClosed };
+
+  void WaitForRequest() {
+    if (server_.draining()) return Close();
+    state_ = State::kIdle;
+    if (buffer_.size() > 0) return ReadHeader();  // pipelined bytes
+    stream_.expires_after(ToChrono(server_.options().idle_timeout));
+    stream_.async_read_some(
+        buffer_.prepare(1024),
+        [self = shared_from_this()](beast::error_code error, size_t bytes) {
+          if (error) return self->OnReadError(error);
+          self->buffer_.commit(bytes);
+          self->ReadHeader();
+        });
+  }
+
+  void ReadHeader() {
+    if (server_.draining()) return Close();
+    state_ = State::kHeader;
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(server_.options().max_header_bytes));
+    parser_->body_limit(server_.options().max_body_bytes);
+    stream_.expires_after(ToChrono(server_.options().header_timeout));
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code error, size_t) {
+          if (error) return self->OnReadError(error);
+          self->OnHeader();
+        });
+  }
+
+  void OnReadError(beast::error_code error) {
+    if (error == beast::error::timeout) {
+      server_.CountTimeout();
+      return Close();
+    }
+    if (error == http::error::header_limit || error == http::error::buffer_overflow) {
+      return RespondAndClose(server_.Error(
+          431, absl::StrCat("the request header is larger than ",
+                            server_.options().max_header_bytes, " bytes")));
+    }
+    if (error == http::error::body_limit) {
+      return RespondAndClose(server_.Error(
+          413, absl::StrCat("the body is larger than ", server_.options().max_body_bytes,
+                            " bytes")));
+    }
+    if (error == http::error::bad_content_length) {
+      return RespondAndClose(server_.Error(400, "bad or conflicting Content-Length"));
+    }
+    if (error == http::error::end_of_stream || error == net::error::eof ||
+        error == net::error::operation_aborted || error == net::error::connection_reset ||
+        error == http::error::partial_message) {
+      return Close();
+    }
+    if (error.category() == http::make_error_code(http::error::bad_target).category()) {
+      return RespondAndClose(server_.Error(400, absl::StrCat("malformed HTTP request (",
+                                                             error.message(), ")")));
+    }
+    Close();
+  }
+
+  void OnHeader() {
+    http::request<http::string_body>& request = parser_->get();
+    std::string_view target(request.target().data(), request.target().size());
+    request_.method = std::string(request.method_string());
+    request_.path = std::string(target.substr(0, target.find('?')));
+    request_.body.clear();
+
+    route_ = nullptr;
+    std::vector<std::string> allowed;
+    for (const Route& route : server_.routes()) {
+      if (!MatchPath(route.pattern, request_.path, &request_.captures)) continue;
+      if (route.method == request_.method) {
+        route_ = &route;
+        break;
+      }
+      if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
+        allowed.push_back(route.method);
+      }
+    }
+    if (route_ == nullptr && !allowed.empty()) {
+      HttpResponse response = server_.Error(
+          405, absl::StrCat("method ", request_.method, " is not allowed on ", request_.path));
+      response.headers.emplace_back("Allow", absl::StrJoin(allowed, ", "));
+      return RespondAndClose(std::move(response));
+    }
+    if (route_ == nullptr) {
+      return RespondAndClose(server_.Error(404, absl::StrCat("no such endpoint: ", request_.path)));
+    }
+    // The route is known: match again to keep its captures.
+    MatchPath(route_->pattern, request_.path, &request_.captures);
+
+    bool has_body = parser_->chunked() || parser_->content_length().has_value();
+    if (request_.method == "POST" || request_.method == "PUT") {
+      if (!has_body) {
+        return RespondAndClose(
+            server_.Error(411, "a request body needs Content-Length or chunked encoding"));
+      }
+    }
+    if (has_body) {
+      auto content_type = request.find(http::field::content_type);
+      if (content_type != request.end()) {
+        std::string media_type(content_type->value().data(), content_type->value().size());
+        media_type = media_type.substr(0, media_type.find(';'));
+        media_type = absl::AsciiStrToLower(absl::StripAsciiWhitespace(media_type));
+        const std::vector<std::string>& taken = route_->media_types;
+        if (std::find(taken.begin(), taken.end(), media_type) == taken.end()) {
+          return RespondAndClose(server_.Error(
+              415, absl::StrCat("unsupported media type '", media_type, "' (takes ",
+                                absl::StrJoin(taken, ", "), ")")));
+        }
+      }
+    }
+    if (route_->work == RouteWork::kWorker) {
+      if (!server_.AdmitWorkerRequest()) {
+        HttpResponse response = server_.Error(
+            503, absl::StrCat("the server is at its limit of ",
+                              server_.options().max_concurrent_requests,
+                              " concurrent requests; try again"));
+        response.headers.emplace_back("Retry-After", "1");
+        return RespondAndClose(std::move(response));
+      }
+      admitted_ = true;
+    }
+    keep_alive_ = request.keep_alive();
+
+    auto expect = request.find(http::field::expect);
+    if (expect != request.end() && beast::iequals(expect->value(), "100-continue") &&
+        !parser_->is_done()) {
+      state_ = State::kBody;
+      stream_.expires_after(ToChrono(server_.options().write_timeout));
+      net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self = shared_from_this()](beast::error_code error, size_t) {
+                         if (error) return self->Abandon();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    state_ = State::kBody;
+    if (parser_->is_done()) return OnRequest();
+    stream_.expires_after(ToChrono(server_.options().body_timeout));
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code error, size_t) {
+                       if (error) {
+                         self->ReleaseAdmission();
+                         return self->OnReadError(error);
+                       }
+                       self->OnRequest();
+                     });
+  }
+
+  void OnRequest() {
+    state_ = State::kHandling;
+    request_.body = std::move(parser_->get().body());
+    parser_.reset();
+    if (route_->work == RouteWork::kInline) {
+      return Respond(route_->handler(request_));
+    }
+    server_.RunOnWorker([self = shared_from_this()] {
+      HttpResponse response = self->route_->handler(self->request_);
+      self->request_.body = std::string();  // freed before the response is written
+      self->ReleaseAdmission();
+      net::post(self->stream_.get_executor(),
+                [self, response = std::move(response)]() mutable {
+                  self->Respond(std::move(response));
+                });
+    });
+  }
+
+  void ReleaseAdmission() {
+    if (admitted_) server_.FinishWorkerRequest();
+    admitted_ = false;
+  }
+
+  // For answers given before the request was read to its end: the rest of
+  // what the client sends is read and dropped for a moment after the
+  // response (a "lingering close", as nginx does), so that closing with
+  // unread bytes does not reset the connection before the client has read
+  // its answer.
+  void RespondAndClose(HttpResponse response) {
+    keep_alive_ = false;
+    linger_ = true;
+    Respond(std::move(response));
+  }
+
+  void LingeringClose() {
+    if (state_ == State::kClosed) return;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));
+    DropInput();
+  }
+
+  void DropInput() {
+    buffer_.consume(buffer_.size());
+    stream_.async_read_some(buffer_.prepare(16 << 10),
+                            [self = shared_from_this()](beast::error_code error, size_t) {
+                              if (error) return self->Close();
+                              self->DropInput();
+                            });
+  }
+
+  void Respond(HttpResponse answer) {
+    if (state_ == State::kClosed) return;
+    state_ = State::kWriting;
+    request_.body = std::string();
+    if (server_.draining()) close_after_response_ = true;
+    bool keep_alive = keep_alive_ && !close_after_response_;
+    response_ = {};
+    response_.version(11);
+    response_.result(static_cast<unsigned>(answer.status));
+    if (answer.status == 499) response_.reason("Client Closed Request");
+    response_.set(http::field::server, "bef_serve");
+    response_.set(http::field::content_type, answer.content_type);
+    for (auto& [name, value] : answer.headers) response_.set(name, value);
+    response_.body() = std::move(answer.body);
+    response_.keep_alive(keep_alive);
+    response_.prepare_payload();
+    stream_.expires_after(ToChrono(server_.options().write_timeout));
+    http::async_write(stream_, response_,
+                      [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
+                        self->response_ = {};
+                        if (error) {
+                          if (error == beast::error::timeout) self->server_.CountTimeout();
+                          return self->Close();
+                        }
+                        if (!keep_alive) {
+                          return self->linger_ ? self->LingeringClose() : self->Close();
+                        }
+                        self->WaitForRequest();
+                      });
+  }
+
+  // The peer went away mid-request.
+  void Abandon() {
+    ReleaseAdmission();
+    Close();
+  }
+
+  void Close() {
+    if (state_ == State::kClosed) return;
+    state_ = State::kClosed;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.cancel();
+    stream_.close();
+  }
+
+  HttpServer::Impl& server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  HttpRequest request_;
+  const Route* route_ = nullptr;
+  State state_ = State::kIdle;
+  bool keep_alive_ = true;
+  bool close_after_response_ = false;
+  bool admitted_ = false;
+  bool linger_ = false;
+};
+
+}  // namespace
+
+void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  sessions_.emplace(session, std::move(weak));
+}
+
+void HttpServer::Impl::Unregister(Session* session) {
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  sessions_.erase(session);
+  if (sessions_.empty() && shutdown_requested_) sessions_changed_.notify_all();
+}
+
+absl::StatusOr<int> HttpServer::Impl::Listen() {
+  // Idle connections are cheap here; let the process hold as many as the
+  // system allows (as nginx's worker_rlimit_nofile does).
+  rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  beast::error_code error;
+  net::ip::address address = net::ip::make_address(options_.host, error);
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --host '", options_.host, "': ", error.message()));
+  }
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.port));
+  acceptor_.open(endpoint.protocol(), error);
+  if (!error) acceptor_.set_option(net::socket_base::reuse_address(true), error);
+  if (!error) acceptor_.bind(endpoint, error);
+  if (!error) acceptor_.listen(net::socket_base::max_listen_connections, error);
+  if (error) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.host, ":",
+                                               options_.port, ": ", error.message()));
+  }
+  return static_cast<int>(acceptor_.local_endpoint().port());
+}
+
+void HttpServer::Impl::Accept() {
+  acceptor_.async_accept(net::make_strand(io_),
+                         [this](beast::error_code error, tcp::socket socket) {
+                           OnAccept(error, std::move(socket));
+                         });
+}
+
+void HttpServer::Impl::RefuseConnection(tcp::socket& socket) {
+  counters_.connections_refused.fetch_add(1, std::memory_order_relaxed);
+  HttpResponse response = error_responder_(
+      503, absl::StrCat("the server is at its limit of ", options_.max_connections,
+                        " connections; try again"));
+  std::string text = absl::StrCat(
+      "HTTP/1.1 503 Service Unavailable\r\nServer: bef_serve\r\nContent-Type: ",
+      response.content_type, "\r\nContent-Length: ", response.body.size(),
+      "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n", response.body);
+  // Small enough for the socket's send buffer: never blocks.
+  ::send(socket.native_handle(), text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  beast::error_code ignored;
+  socket.shutdown(tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
+}
+
+void HttpServer::Impl::OnAccept(beast::error_code error, tcp::socket socket) {
+  if (error == net::error::operation_aborted || !acceptor_.is_open()) return;
+  if (error) {
+    // Out of descriptors (EMFILE/ENFILE) or a connection reset before it
+    // was taken: try again shortly rather than spin.
+    retry_accept_.expires_after(std::chrono::milliseconds(50));
+    retry_accept_.async_wait([this](beast::error_code wait_error) {
+      if (!wait_error) Accept();
+    });
+    return;
+  }
+  if (draining()) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  size_t open;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mutex_);
+    open = sessions_.size();
+  }
+  if (open >= options_.max_connections) {
+    RefuseConnection(socket);
+  } else {
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    std::make_shared<Session>(*this, std::move(socket))->Start();
+  }
+  Accept();
+}
+
+absl::Status HttpServer::Impl::Run() {
+  Accept();
+  auto guard = net::make_work_guard(io_);
+  for (int i = 0; i < std::max(1, options_.io_threads); ++i) {
+    io_threads_.emplace_back([this] { io_.run(); });
+  }
+  bool drained;
+  size_t left;
+  {
+    std::unique_lock<std::mutex> lock(sessions_mutex_);
+    sessions_changed_.wait(lock, [this] { return shutdown_requested_; });
+    drained = sessions_changed_.wait_until(lock, drain_deadline_,
+                                           [this] { return sessions_.empty(); });
+    left = sessions_.size();
+  }
+  guard.reset();
+  io_.stop();
+  for (std::thread& thread : io_threads_) thread.join();
+  if (!drained) {
+    workers_.Abandon();
+    return absl::DeadlineExceededError(absl::StrCat(
+        left, " connections were still open when the drain time ran out"));
+  }
+  workers_.Stop();
+  return absl::OkStatus();
+}
+
+void HttpServer::Impl::Shutdown(absl::Duration drain) {
+  {
+    std::lock_guard<std::mutex> lock(sessions_mutex_);
+    if (shutdown_requested_) return;
+    shutdown_requested_ = true;
+    drain_deadline_ = std::chrono::steady_clock::now() + ToChrono(drain);
+  }
+  draining_.store(true, std::memory_order_release);
+  net::post(io_, [this] {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    retry_accept_.cancel();
+    std::vector<std::shared_ptr<Session>> sessions;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mutex_);
+      for (auto& [unused, weak] : sessions_) {
+        if (std::shared_ptr<Session> session = weak.lock()) sessions.push_back(session);
+      }
+    }
+    for (std::shared_ptr<Session>& session : sessions) {
+      net::post(session->executor(), [session] { session->OnDrain(); });
+    }
+  });
+  sessions_changed_.notify_all();
+}
+
+HttpServer::HttpServer(HttpServerOptions options, std::vector<Route> routes,
+                       ErrorResponder error_responder)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(routes),
+                                   std::move(error_responder))) {}
+HttpServer::~HttpServer() = default;
+absl::StatusOr<int> HttpServer::Listen() { return impl_->Listen(); }
+absl::Status HttpServer::Run() { return impl_->Run(); }
+void HttpServer::Shutdown(absl::Duration drain) { impl_->Shutdown(drain); }
+HttpServerCounters HttpServer::counters() const { return impl_->counters(); }
+
+}  // namespace bef::serving

@@ -1,0 +1,132 @@
+// HttpServer: bef_serve's HTTP/1.1 front end, event-driven (Boost.Beast on
+// Asio), built to stay available under hostile or careless clients
+// (docs/serving.md, "Limits and timeouts").
+//
+// - Connections cost no thread: a few I/O threads multiplex every socket;
+//   idle keep-alive connections and slow senders only hold a socket and a
+//   few hundred bytes. Beyond `max_connections` a new connection gets a
+//   503 and is closed (never queued).
+// - Every phase has a deadline: waiting for a request on a kept-alive
+//   connection (`idle_timeout`), the whole header once its first byte came
+//   (`header_timeout`, so a byte a second cannot hold a connection),
+//   the body (`body_timeout`) and the response's write (`write_timeout`).
+// - Limits are checked before bytes are buffered: headers over
+//   `max_header_bytes` get 431; a Content-Length over `max_body_bytes` gets
+//   413 before the body is read, a chunked body is cut at the limit with
+//   413; conflicting Content-Length headers get 400; a body-carrying
+//   request without Content-Length or chunking gets 411; a media type the
+//   route does not take gets 415; a wrong method on a known path gets 405
+//   with `Allow`. `Range` is ignored (API responses are never partial).
+//   All of these answer at once, with `Connection: close`.
+// - Handlers of `RouteWork::kWorker` routes run on a pool of worker
+//   threads; at most `max_concurrent_requests` such requests are queued or
+//   running, the next gets 503 at once.
+// - Shutdown(drain): the listener closes, connections waiting for a
+//   request close, every request already received is answered (then its
+//   connection closes), for at most `drain`; Run() then returns.
+//
+// Thread-safety: Listen and Run from one thread; Shutdown from any thread
+// (a signal-waiting thread), once or more.
+#ifndef BEF_TOOLS_SERVING_HTTP_SERVER_H_
+#define BEF_TOOLS_SERVING_HTTP_SERVER_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace bef::serving {
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port (Listen returns it)
+  int io_threads = 1;
+  int worker_threads = 8;
+  size_t max_connections = 10000;
+  size_t max_concurrent_requests = 256;
+  size_t max_header_bytes = 16 << 10;
+  size_t max_body_bytes = 16 << 20;
+  absl::Duration idle_timeout = absl::Seconds(60);
+  absl::Duration header_timeout = absl::Seconds(10);
+  absl::Duration body_timeout = absl::Seconds(60);
+  absl::Duration write_timeout = absl::Seconds(60);
+};
+
+struct HttpRequest {
+  std::string method;
+  std::string path;  // the target without its query
+  // What the route pattern's `*`s matched, in order.
+  std::vector<std::string> captures;
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+enum class RouteWork {
+  kInline,  // cheap: runs on the I/O thread (health, metadata)
+  kWorker,  // runs programs: on a worker thread, counted against
+            // max_concurrent_requests
+};
+
+struct Route {
+  std::string method;  // "GET", "POST"
+  // A path; each `*` matches one or more characters other than '/', e.g.
+  // "/v1/functions/*:run".
+  std::string pattern;
+  RouteWork work = RouteWork::kInline;
+  std::function<HttpResponse(const HttpRequest&)> handler;
+  // For requests with a body: media types taken (Content-Type before any
+  // `;`, case-insensitive). A request without Content-Type is taken.
+  std::vector<std::string> media_types = {"application/json"};
+};
+
+// The response the front end gives for what it refuses itself (status and a
+// message for the client, e.g. 413 "the body is larger than 16777216 bytes").
+using ErrorResponder = std::function<HttpResponse(int status, std::string_view message)>;
+
+// Counters of the front end (for /metrics).
+struct HttpServerCounters {
+  uint64_t connections_open = 0;
+  uint64_t connections_refused = 0;  // over max_connections
+  uint64_t requests_refused = 0;     // 4xx/503 given by the front end
+  uint64_t timeouts = 0;             // connections closed by a deadline
+};
+
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions options, std::vector<Route> routes,
+             ErrorResponder error_responder);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens; returns the port.
+  absl::StatusOr<int> Listen();
+  // Serves until Shutdown; returns OK once drained, or DEADLINE_EXCEEDED
+  // naming the requests still unanswered when the drain time ran out (their
+  // worker threads are then still running: the caller exits the process).
+  absl::Status Run();
+  void Shutdown(absl::Duration drain);
+
+  HttpServerCounters counters() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bef::serving
+
+#endif  // BEF_TOOLS_SERVING_HTTP_SERVER_H_
