@@ -130,39 +130,11 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
   if (function == nullptr || function->kind() == FunctionKind::kSyncBefFunction) {
     return bad(404, "NOT_FOUND", absl::StrCat("no function named '", ToAbsl(name), "'"));
   }
-  absl::StatusOr<Json> parsed = ParseRequestBody(body);
-  if (!parsed.ok()) return bad(400, "INVALID_ARGUMENT", std::string(parsed.status().message()));
-  const Json& request = *parsed;
-  if (!request.is_object()) {
-    return bad(400, "INVALID_ARGUMENT", "the body must be a JSON object with \"args\"");
-  }
-  for (const auto& [key, unused] : request.items()) {
-    if (key != "args" && key != "deadline_ms") {
-      return bad(400, "INVALID_ARGUMENT", absl::StrCat("unknown field '", key, "'"));
-    }
-  }
-  const Json args = request.contains("args") ? request["args"] : Json::array();
-  if (!args.is_array()) return bad(400, "INVALID_ARGUMENT", "\"args\" must be an array");
-  if (args.size() != function->num_arguments()) {
-    return bad(400, "INVALID_ARGUMENT",
-               absl::StrCat("'", ToAbsl(name), "' takes ", function->num_arguments(),
-                            " arguments, the request has ", args.size()));
-  }
-  std::optional<absl::Duration> deadline;
-  if (request.contains("deadline_ms")) {
-    const Json& value = request["deadline_ms"];
-    if (!value.is_number() || value.is_boolean() || !(value.get<double>() > 0)) {
-      return bad(400, "INVALID_ARGUMENT", "\"deadline_ms\" must be a positive number");
-    }
-    deadline = absl::Milliseconds(value.get<double>());
-  }
-  std::vector<RCReference<AsyncValue>> arguments;
-  for (size_t i = 0; i < args.size(); ++i) {
-    absl::StatusOr<RCReference<AsyncValue>> argument = ArgumentFromJson(
-        function->argument_types()[i], args[i], host_->allocator(), absl::StrCat("argument ", i));
-    if (!argument.ok()) return bad(400, "INVALID_ARGUMENT", std::string(argument.status().message()));
-    arguments.push_back(std::move(*argument));
-  }
+  absl::StatusOr<RunRequest> request =
+      DecodeRunRequest(body, name, function->argument_types(), host_->allocator());
+  if (!request.ok()) return bad(400, "INVALID_ARGUMENT", std::string(request.status().message()));
+  std::optional<absl::Duration> deadline = request->deadline;
+  std::vector<RCReference<AsyncValue>> arguments = std::move(request->arguments);
 
   int64_t start = NowNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);

@@ -1,6 +1,8 @@
 #include "tools/serving/json_codec.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -92,14 +94,130 @@ absl::StatusOr<T> ScalarFrom(const Json& value, const std::string& what) {
   }
 }
 
-template <typename T>
-absl::Status StoreElements(const Json& values, void* data, const std::string& what) {
-  T* out = static_cast<T*>(data);
-  for (size_t i = 0; i < values.size(); ++i) {
-    BEF_ASSIGN_OR_RETURN(out[i], ScalarFrom<T>(values[i], absl::StrCat(what, " value ", i)));
+// What a tensor argument's "dtype" and "shape" say: its dtype (`dtype`
+// unset for string tensors), shape and element count.
+struct TensorHeader {
+  const DTypeInfo* dtype = nullptr;
+  TensorShape shape;
+  int64_t count = 1;
+};
+
+absl::StatusOr<TensorHeader> TensorHeaderFrom(const Json& value, const std::string& what) {
+  const Json& dtype_json = value["dtype"];
+  const Json& shape_json = value["shape"];
+  if (!dtype_json.is_string()) return Refuse(what, " dtype must be a string");
+  const std::string& dtype_name = dtype_json.get_ref<const std::string&>();
+  if (!shape_json.is_array()) return Refuse(what, " shape must be an array");
+  TensorHeader header;
+  std::vector<int64_t> dims;
+  for (const Json& dim : shape_json) {
+    BEF_ASSIGN_OR_RETURN(int64_t d, IntegerFrom<int64_t>(dim, absl::StrCat(what, " dimension")));
+    if (d < 0) return Refuse(what, " dimensions must not be negative");
+    if (__builtin_mul_overflow(header.count, d, &header.count)) {
+      return Refuse(what, " shape is too large");
+    }
+    dims.push_back(d);
   }
+  header.shape = TensorShape(std::move(dims));
+  if (dtype_name == "string") return header;
+  for (const DTypeInfo& candidate : kTensorDTypes) {
+    if (dtype_name == candidate.name) header.dtype = &candidate;
+  }
+  if (header.dtype == nullptr) {
+    return Refuse(what, absl::StrCat(" has an unsupported dtype '", dtype_name,
+                                     "' (i1, i8, i32, i64, ui8, ui32, ui64, f32, f64, string)"));
+  }
+  return header;
+}
+
+// Stores element `index` of a dense tensor from its JSON value; on a bad
+// value, the problem (" must be an integer") without the element's name.
+using ElementStore = absl::Status (*)(void* data, size_t index, const Json& value);
+
+template <typename T>
+absl::Status StoreElement(void* data, size_t index, const Json& value) {
+  static const std::string kNoName;
+  BEF_ASSIGN_OR_RETURN(static_cast<T*>(data)[index], ScalarFrom<T>(value, kNoName));
   return absl::OkStatus();
 }
+
+ElementStore ElementStoreFor(DType dtype) {
+  switch (dtype) {
+    case DType::kI1: return &StoreElement<bool>;
+    case DType::kI8: return &StoreElement<int8_t>;
+    case DType::kI32: return &StoreElement<int32_t>;
+    case DType::kI64: return &StoreElement<int64_t>;
+    case DType::kUI8: return &StoreElement<uint8_t>;
+    case DType::kUI32: return &StoreElement<uint32_t>;
+    case DType::kUI64: return &StoreElement<uint64_t>;
+    case DType::kF32: return &StoreElement<float>;
+    case DType::kF64: return &StoreElement<double>;
+    default: return nullptr;
+  }
+}
+
+absl::Status ElementError(const std::string& what, size_t index, const absl::Status& problem) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " value ", index, problem.message()));
+}
+
+absl::Status CountError(const std::string& what, uint64_t have, int64_t need) {
+  return Refuse(what, absl::StrCat(" has ", have, " values, its shape needs ", need));
+}
+
+// A tensor argument being filled element by element: a dense tensor's
+// buffer, or a string tensor's strings.
+class TensorFiller {
+ public:
+  static absl::StatusOr<TensorFiller> Start(TensorHeader header, HostAllocator* allocator,
+                                            const std::string& what) {
+    TensorFiller filler;
+    filler.what_ = what;
+    filler.count_ = header.count;
+    if (header.dtype == nullptr) {
+      filler.shape_ = std::move(header.shape);
+      filler.strings_.reserve(static_cast<size_t>(std::min<int64_t>(header.count, 1 << 20)));
+      return filler;
+    }
+    RCReference<HostBuffer> buffer =
+        DenseHostTensor::AllocateBuffer(allocator, header.dtype->dtype, header.shape);
+    if (!buffer) return Refuse(what, " cannot be allocated");
+    filler.dense_.emplace(header.dtype->dtype, std::move(header.shape), std::move(buffer));
+    filler.store_ = ElementStoreFor(header.dtype->dtype);
+    return filler;
+  }
+
+  absl::Status Add(const Json& value) {
+    uint64_t index = received_++;
+    if (index >= static_cast<uint64_t>(count_)) return absl::OkStatus();  // counted only
+    if (!dense_) {
+      if (!value.is_string()) return Refuse(what_, " values must be strings");
+      strings_.push_back(value.get<std::string>());
+      return absl::OkStatus();
+    }
+    absl::Status stored = store_(dense_->writable_data(), index, value);
+    if (!stored.ok()) return ElementError(what_, index, stored);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<RCReference<AsyncValue>> Finish() {
+    if (received_ != static_cast<uint64_t>(count_)) return CountError(what_, received_, count_);
+    if (!dense_) {
+      return MakeAvailableAsyncValueRef<StringHostTensor>(std::move(shape_), std::move(strings_))
+          .ReleaseRCRef();
+    }
+    return MakeAvailableAsyncValueRef<DenseHostTensor>(std::move(*dense_)).ReleaseRCRef();
+  }
+
+ private:
+  std::string what_;
+  int64_t count_ = 0;
+  uint64_t received_ = 0;
+  std::optional<DenseHostTensor> dense_;
+  ElementStore store_ = nullptr;
+  TensorShape shape_;
+  std::vector<std::string> strings_;
+};
 
 absl::StatusOr<RCReference<AsyncValue>> TensorFrom(const Json& value,
                                                    HostAllocator* allocator,
@@ -108,61 +226,15 @@ absl::StatusOr<RCReference<AsyncValue>> TensorFrom(const Json& value,
       !value.contains("values")) {
     return Refuse(what, " must be a tensor: {\"dtype\", \"shape\", \"values\"}");
   }
-  const Json& dtype_json = value["dtype"];
-  const Json& shape_json = value["shape"];
+  BEF_ASSIGN_OR_RETURN(TensorHeader header, TensorHeaderFrom(value, what));
   const Json& values = value["values"];
-  if (!dtype_json.is_string()) return Refuse(what, " dtype must be a string");
-  const std::string& dtype_name = dtype_json.get_ref<const std::string&>();
-  if (!shape_json.is_array()) return Refuse(what, " shape must be an array");
   if (!values.is_array()) return Refuse(what, " values must be an array");
-  std::vector<int64_t> dims;
-  int64_t count = 1;
-  for (const Json& dim : shape_json) {
-    BEF_ASSIGN_OR_RETURN(int64_t d, IntegerFrom<int64_t>(dim, absl::StrCat(what, " dimension")));
-    if (d < 0) return Refuse(what, " dimensions must not be negative");
-    if (__builtin_mul_overflow(count, d, &count)) return Refuse(what, " shape is too large");
-    dims.push_back(d);
+  if (static_cast<uint64_t>(header.count) != values.size()) {
+    return CountError(what, values.size(), header.count);
   }
-  if (static_cast<uint64_t>(count) != values.size()) {
-    return Refuse(what, absl::StrCat(" has ", values.size(), " values, its shape needs ", count));
-  }
-  TensorShape shape(std::move(dims));
-  if (dtype_name == "string") {
-    std::vector<std::string> strings;
-    for (const Json& element : values) {
-      if (!element.is_string()) return Refuse(what, " values must be strings");
-      strings.push_back(element.get<std::string>());
-    }
-    return MakeAvailableAsyncValueRef<StringHostTensor>(std::move(shape), std::move(strings))
-        .ReleaseRCRef();
-  }
-  const DTypeInfo* info = nullptr;
-  for (const DTypeInfo& candidate : kTensorDTypes) {
-    if (dtype_name == candidate.name) info = &candidate;
-  }
-  if (info == nullptr) {
-    return Refuse(what, absl::StrCat(" has an unsupported dtype '", dtype_name,
-                                     "' (i1, i8, i32, i64, ui8, ui32, ui64, f32, f64, string)"));
-  }
-  RCReference<HostBuffer> buffer = DenseHostTensor::AllocateBuffer(allocator, info->dtype, shape);
-  if (!buffer) return Refuse(what, " cannot be allocated");
-  DenseHostTensor tensor(info->dtype, std::move(shape), std::move(buffer));
-  void* data = tensor.writable_data();
-  absl::Status stored;
-  switch (info->dtype) {
-    case DType::kI1: stored = StoreElements<bool>(values, data, what); break;
-    case DType::kI8: stored = StoreElements<int8_t>(values, data, what); break;
-    case DType::kI32: stored = StoreElements<int32_t>(values, data, what); break;
-    case DType::kI64: stored = StoreElements<int64_t>(values, data, what); break;
-    case DType::kUI8: stored = StoreElements<uint8_t>(values, data, what); break;
-    case DType::kUI32: stored = StoreElements<uint32_t>(values, data, what); break;
-    case DType::kUI64: stored = StoreElements<uint64_t>(values, data, what); break;
-    case DType::kF32: stored = StoreElements<float>(values, data, what); break;
-    case DType::kF64: stored = StoreElements<double>(values, data, what); break;
-    default: break;
-  }
-  BEF_RETURN_IF_ERROR(stored);
-  return MakeAvailableAsyncValueRef<DenseHostTensor>(std::move(tensor)).ReleaseRCRef();
+  BEF_ASSIGN_OR_RETURN(TensorFiller filler, TensorFiller::Start(std::move(header), allocator, what));
+  for (const Json& element : values) BEF_RETURN_IF_ERROR(filler.Add(element));
+  return filler.Finish();
 }
 
 template <typename T>
@@ -195,24 +267,6 @@ Json ElementsJson(const DenseHostTensor& tensor) {
 
 }  // namespace
 
-absl::StatusOr<Json> ParseRequestBody(std::string_view body) {
-  bool too_deep = false;
-  Json request = Json::parse(
-      body,
-      [&too_deep](int depth, Json::parse_event_t, Json&) {
-        if (depth <= kMaxJsonDepth) return true;
-        too_deep = true;
-        return false;
-      },
-      /*allow_exceptions=*/false);
-  if (too_deep) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the body nests arrays or objects more than ", kMaxJsonDepth, " levels deep"));
-  }
-  if (request.is_discarded()) return absl::InvalidArgumentError("the body is not valid JSON");
-  return request;
-}
-
 absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
                                                          const Json& value,
                                                          HostAllocator* allocator,
@@ -236,6 +290,206 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
   }
   if (type == "!tfrt_tensor.tensor") return TensorFrom(value, allocator, what);
   return Refuse(what, absl::StrCat(" has type ", ToAbsl(type), ", which requests cannot supply"));
+}
+
+namespace {
+
+// The SAX reader of a run request's body: builds the JSON of the body,
+// except that the elements of a tensor argument's "values" go straight into
+// the tensor when its "dtype" and "shape" came before them (as every client
+// of the documented form sends them), so a large tensor never exists as a
+// JSON tree. Refuses nesting deeper than kMaxJsonDepth while parsing.
+class RunRequestReader {
+ public:
+  RunRequestReader(const std::vector<std::string_view>& argument_types, HostAllocator* allocator)
+      : argument_types_(argument_types),
+        allocator_(allocator),
+        streamed_(argument_types.size()) {}
+
+  Json& body() { return body_; }
+  const absl::Status& status() const { return status_; }
+  // The arguments whose values were read straight into their tensors.
+  std::vector<RCReference<AsyncValue>>& streamed() { return streamed_; }
+
+  // --- nlohmann's SAX interface ---
+  bool null() { return Value(Json(nullptr)); }
+  bool boolean(bool value) { return Value(Json(value)); }
+  bool number_integer(Json::number_integer_t value) { return Value(Json(value)); }
+  bool number_unsigned(Json::number_unsigned_t value) { return Value(Json(value)); }
+  bool number_float(Json::number_float_t value, const Json::string_t&) {
+    return Value(Json(value));
+  }
+  bool string(Json::string_t& value) { return Value(Json(std::move(value))); }
+  bool binary(Json::binary_t&) { return Fail(absl::InvalidArgumentError("the body is not valid JSON")); }
+  bool key(Json::string_t& key) {
+    levels_.back().key = std::move(key);
+    return true;
+  }
+  bool start_object(size_t) { return Open(Json::object()); }
+  bool end_object() { return Close(); }
+  bool start_array(size_t) {
+    if (StartsStreamedValues()) return BeginStream();
+    return Open(Json::array());
+  }
+  bool end_array() {
+    if (filler_ && levels_.back().container == nullptr) return EndStream();
+    return Close();
+  }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) {
+    if (status_.ok()) status_ = absl::InvalidArgumentError("the body is not valid JSON");
+    return false;
+  }
+
+ private:
+  struct Level {
+    Json* container;  // nullptr: a streamed "values" array
+    std::string key;  // the pending key, in an object
+  };
+
+  bool Fail(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+    return false;
+  }
+
+  // Where a new value goes: the root, the end of an array, or the pending
+  // key of an object.
+  Json* Insert(Json&& value) {
+    if (levels_.empty()) {
+      body_ = std::move(value);
+      return &body_;
+    }
+    Json& container = *levels_.back().container;
+    if (container.is_array()) {
+      container.push_back(std::move(value));
+      return &container.back();
+    }
+    Json& slot = container[levels_.back().key];
+    slot = std::move(value);
+    return &slot;
+  }
+
+  bool Value(Json&& value) {
+    if (!levels_.empty() && levels_.back().container == nullptr) {
+      absl::Status added = filler_->Add(value);
+      return added.ok() || Fail(std::move(added));
+    }
+    Insert(std::move(value));
+    return true;
+  }
+
+  bool Open(Json&& container) {
+    if (levels_.size() >= static_cast<size_t>(kMaxJsonDepth)) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "the body nests arrays or objects more than ", kMaxJsonDepth, " levels deep")));
+    }
+    if (!levels_.empty() && levels_.back().container == nullptr) {
+      return Fail(Refuse(filler_what_, " values must be numbers, booleans or strings"));
+    }
+    levels_.push_back({Insert(std::move(container)), {}});
+    return true;
+  }
+
+  bool Close() {
+    levels_.pop_back();
+    return true;
+  }
+
+  // The array about to open is "values" of args[i], a tensor argument whose
+  // dtype and shape were already given.
+  bool StartsStreamedValues() {
+    if (levels_.size() != 3 || levels_[2].key != "values") return false;
+    const Json& root = *levels_[0].container;
+    const Json& args = *levels_[1].container;
+    const Json& tensor = *levels_[2].container;
+    if (!root.is_object() || levels_[0].key != "args" || !args.is_array() ||
+        !tensor.is_object() || !tensor.contains("dtype") || !tensor.contains("shape") ||
+        tensor.contains("values")) {
+      return false;
+    }
+    stream_index_ = args.size() - 1;
+    return stream_index_ < argument_types_.size() &&
+           argument_types_[stream_index_] == "!tfrt_tensor.tensor";
+  }
+
+  bool BeginStream() {
+    filler_what_ = absl::StrCat("argument ", stream_index_);
+    absl::StatusOr<TensorHeader> header = TensorHeaderFrom(*levels_[2].container, filler_what_);
+    if (!header.ok()) return Fail(header.status());
+    absl::StatusOr<TensorFiller> filler =
+        TensorFiller::Start(std::move(*header), allocator_, filler_what_);
+    if (!filler.ok()) return Fail(filler.status());
+    filler_.emplace(std::move(*filler));
+    levels_.push_back({nullptr, {}});
+    return true;
+  }
+
+  bool EndStream() {
+    levels_.pop_back();
+    absl::StatusOr<RCReference<AsyncValue>> tensor = filler_->Finish();
+    filler_.reset();
+    if (!tensor.ok()) return Fail(tensor.status());
+    streamed_[stream_index_] = std::move(*tensor);
+    (*levels_.back().container)["values"] = Json::array();  // the tensor holds them
+    return true;
+  }
+
+  const std::vector<std::string_view>& argument_types_;
+  HostAllocator* allocator_;
+  Json body_;
+  std::vector<Level> levels_;
+  absl::Status status_;
+  std::vector<RCReference<AsyncValue>> streamed_;
+  std::optional<TensorFiller> filler_;
+  std::string filler_what_;
+  size_t stream_index_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_view function_name,
+                                            const std::vector<std::string_view>& argument_types,
+                                            HostAllocator* allocator) {
+  RunRequestReader reader(argument_types, allocator);
+  bool parsed = Json::sax_parse(body.begin(), body.end(), &reader,
+                                Json::input_format_t::json, /*strict=*/true);
+  if (!reader.status().ok()) return reader.status();
+  if (!parsed) return absl::InvalidArgumentError("the body is not valid JSON");
+  const Json& request = reader.body();
+  if (!request.is_object()) {
+    return absl::InvalidArgumentError("the body must be a JSON object with \"args\"");
+  }
+  for (const auto& [key, unused] : request.items()) {
+    if (key != "args" && key != "deadline_ms") {
+      return absl::InvalidArgumentError(absl::StrCat("unknown field '", key, "'"));
+    }
+  }
+  static const Json kNoArguments = Json::array();
+  const Json& args = request.contains("args") ? request["args"] : kNoArguments;
+  if (!args.is_array()) return absl::InvalidArgumentError("\"args\" must be an array");
+  if (args.size() != argument_types.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", ToAbsl(function_name), "' takes ", argument_types.size(),
+                     " arguments, the request has ", args.size()));
+  }
+  RunRequest decoded;
+  if (request.contains("deadline_ms")) {
+    const Json& value = request["deadline_ms"];
+    if (!value.is_number() || value.is_boolean() || !(value.get<double>() > 0)) {
+      return absl::InvalidArgumentError("\"deadline_ms\" must be a positive number");
+    }
+    decoded.deadline = absl::Milliseconds(value.get<double>());
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (reader.streamed()[i]) {
+      decoded.arguments.push_back(std::move(reader.streamed()[i]));
+      continue;
+    }
+    BEF_ASSIGN_OR_RETURN(RCReference<AsyncValue> argument,
+                         ArgumentFromJson(argument_types[i], args[i], allocator,
+                                          absl::StrCat("argument ", i)));
+    decoded.arguments.push_back(std::move(argument));
+  }
+  return decoded;
 }
 
 absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value) {

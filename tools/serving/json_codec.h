@@ -11,10 +11,13 @@
 #ifndef BEF_TOOLS_SERVING_JSON_CODEC_H_
 #define BEF_TOOLS_SERVING_JSON_CODEC_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "bef/async/async_value.h"
 #include "bef/async/rc_reference.h"
 #include "bef/host/host_allocator.h"
@@ -24,14 +27,25 @@ namespace bef {
 
 using Json = nlohmann::json;
 
-// How deep a request body may nest arrays and objects: deeper values are
-// discarded while parsing (never built; nlohmann copies and destroys trees
-// recursively) and the body refused.
+// How deep a request body may nest arrays and objects: the body is refused
+// while parsing, before anything deeper is built (nlohmann copies and
+// destroys trees recursively).
 inline constexpr int kMaxJsonDepth = 64;
 
-// The body as JSON: INVALID_ARGUMENT when it is not JSON or nests deeper
-// than kMaxJsonDepth.
-absl::StatusOr<Json> ParseRequestBody(std::string_view body);
+// A run request's body decoded against the function's argument types in
+// one pass (RunRequestReader in json_codec.cc): {"args": [...],
+// "deadline_ms": optional positive number}. A tensor argument whose "dtype"
+// and "shape" precede its "values" is filled element by element as the body
+// is parsed, never held as JSON. INVALID_ARGUMENT for anything a client got
+// wrong: not JSON, nested deeper than kMaxJsonDepth, unknown fields, the
+// wrong number of arguments, a value that does not fit its type.
+struct RunRequest {
+  std::vector<RCReference<AsyncValue>> arguments;
+  std::optional<absl::Duration> deadline;
+};
+absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_view function_name,
+                                            const std::vector<std::string_view>& argument_types,
+                                            HostAllocator* allocator);
 
 // A value of BEF type `type` from its JSON form; `what` names it in errors
 // ("argument 2").

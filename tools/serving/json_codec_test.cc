@@ -7,6 +7,7 @@
 
 #include "bef/async/async_value_ref.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "bef/tensor/sparse_and_string_tensors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -19,6 +20,9 @@ class JsonCodecTest : public ::testing::Test {
  protected:
   absl::StatusOr<RCReference<AsyncValue>> Argument(std::string_view type, std::string_view json) {
     return ArgumentFromJson(type, Json::parse(json), allocator_.get(), "argument 0");
+  }
+  absl::StatusOr<RunRequest> Decode(std::vector<std::string_view> types, std::string_view body) {
+    return DecodeRunRequest(body, "f", types, allocator_.get());
   }
   std::unique_ptr<HostAllocator> allocator_ = CreateMallocAllocator();
 };
@@ -68,11 +72,61 @@ TEST_F(JsonCodecTest, TensorsInAndOut) {
 
 TEST_F(JsonCodecTest, DeepBodiesAreRefusedWhileParsing) {
   std::string deep = "{\"args\": " + std::string(60000, '[') + std::string(60000, ']') + "}";
-  absl::StatusOr<Json> parsed = ParseRequestBody(deep);
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_THAT(parsed.status().message(), HasSubstr("more than 64 levels deep"));
-  EXPECT_FALSE(ParseRequestBody("{").ok());
-  EXPECT_TRUE(ParseRequestBody(R"({"args": [[1]]})").ok());
+  absl::StatusOr<RunRequest> request = Decode({"i32"}, deep);
+  ASSERT_FALSE(request.ok());
+  EXPECT_THAT(request.status().message(), HasSubstr("more than 64 levels deep"));
+  EXPECT_THAT(Decode({"i32"}, "{").status().message(), HasSubstr("not valid JSON"));
+  EXPECT_THAT(Decode({"i32"}, R"({"args": [[1]]})").status().message(),
+              HasSubstr("argument 0 must be an integer"));
+}
+
+TEST_F(JsonCodecTest, RunRequestsAreChecked) {
+  absl::StatusOr<RunRequest> request = Decode({"i32", "f32"}, R"({"args": [1, 2.5],
+                                                              "deadline_ms": 20})");
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(request->arguments[0]->get<int32_t>(), 1);
+  EXPECT_EQ(request->arguments[1]->get<float>(), 2.5f);
+  EXPECT_EQ(request->deadline, absl::Milliseconds(20));
+  EXPECT_THAT(Decode({"i32"}, R"({"args": []})").status().message(),
+              HasSubstr("'f' takes 1 arguments, the request has 0"));
+  EXPECT_THAT(Decode({}, R"({"other": 1})").status().message(), HasSubstr("unknown field 'other'"));
+  EXPECT_THAT(Decode({}, R"({"deadline_ms": 0})").status().message(),
+              HasSubstr("must be a positive number"));
+  EXPECT_THAT(Decode({}, "[]").status().message(), HasSubstr("must be a JSON object"));
+}
+
+// dtype and shape before values: the elements go straight into the tensor;
+// values first: through the JSON tree. Either way the same tensor and the
+// same errors.
+TEST_F(JsonCodecTest, TensorValuesAreStreamedWhenTheirHeaderComesFirst) {
+  for (const char* body : {R"({"args": [{"dtype": "f32", "shape": [2, 2], "values": [1, 2, 3, 4.5]}]})",
+                           R"({"args": [{"values": [1, 2, 3, 4.5], "shape": [2, 2], "dtype": "f32"}]})"}) {
+    absl::StatusOr<RunRequest> request = Decode({"!tfrt_tensor.tensor"}, body);
+    ASSERT_TRUE(request.ok()) << request.status();
+    const DenseHostTensor& tensor = request->arguments[0]->get<DenseHostTensor>();
+    EXPECT_EQ(tensor.shape().dims(), (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(static_cast<const float*>(tensor.data())[3], 4.5f);
+  }
+  absl::StatusOr<RunRequest> strings = Decode(
+      {"!tfrt_tensor.tensor"}, R"({"args": [{"dtype": "string", "shape": [2], "values": ["a", ""]}]})");
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_EQ(strings->arguments[0]->get<StringHostTensor>().values(),
+            (std::vector<std::string>{"a", ""}));
+  auto error = [&](const char* body) {
+    return std::string(Decode({"!tfrt_tensor.tensor"}, body).status().message());
+  };
+  EXPECT_THAT(error(R"({"args": [{"dtype": "i8", "shape": [3], "values": [1, 2]}]})"),
+              HasSubstr("argument 0 has 2 values, its shape needs 3"));
+  EXPECT_THAT(error(R"({"args": [{"dtype": "i8", "shape": [1], "values": [1, 2]}]})"),
+              HasSubstr("argument 0 has 2 values, its shape needs 1"));
+  EXPECT_THAT(error(R"({"args": [{"dtype": "i8", "shape": [2], "values": [1, 300]}]})"),
+              HasSubstr("argument 0 value 1 is out of range"));
+  EXPECT_THAT(error(R"({"args": [{"dtype": "i8", "shape": [1], "values": [[1]]}]})"),
+              HasSubstr("argument 0 values must be numbers"));
+  EXPECT_THAT(error(R"({"args": [{"dtype": "q8", "shape": [1], "values": [1]}]})"),
+              HasSubstr("unsupported dtype 'q8'"));
+  EXPECT_THAT(error(R"({"args": [{"dtype": "string", "shape": [1], "values": [1]}]})"),
+              HasSubstr("values must be strings"));
 }
 
 TEST_F(JsonCodecTest, AnyBytesPrint) {

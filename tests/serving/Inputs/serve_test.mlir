@@ -40,3 +40,9 @@ func.func @spin(%n: i32) -> i32 {
   }
   tfrt.return %r : i32
 }
+
+// Takes a tensor and answers 1 (large request bodies with small answers).
+func.func @consume(%t: !tfrt_tensor.tensor) -> i32 {
+  %one = tfrt.constant.i32 1
+  tfrt.return %one : i32
+}
