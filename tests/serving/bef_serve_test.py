@@ -4,54 +4,22 @@ BEF of tests/serving/Inputs/serve_test.mlir and talks HTTP/JSON to it.
 
 usage: bef_serve_test.py BEF_SERVE PROGRAM.bef
 """
-import http.client
-import json
-import signal
+import os
 import subprocess
 import sys
 import threading
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serving_testlib  # noqa: E402
+
 BEF_SERVE = None
 PROGRAM = None
 
 
-class Server:
-    def __init__(self, *flags):
-        self.process = subprocess.Popen(
-            [BEF_SERVE, "--port=0", *flags, PROGRAM], stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        if "listening on http://127.0.0.1:" not in line:
-            raise RuntimeError("bef_serve did not start: %r %s" %
-                               (line, self.process.stderr.read()))
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def connection(self):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-
-    def request(self, method, path, body=None, connection=None):
-        own = connection is None
-        connection = connection or self.connection()
-        data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
-        connection.request(method, path, body=data)
-        response = connection.getresponse()
-        payload = response.read()
-        if own:
-            connection.close()
-        content_type = response.getheader("Content-Type", "")
-        if content_type.startswith("application/json"):
-            return response.status, json.loads(payload)
-        return response.status, payload.decode()
-
-    def run(self, name, body, connection=None):
-        return self.request("POST", "/v1/functions/%s:run" % name, body, connection)
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        out, err = self.process.communicate(timeout=30)
-        return self.process.returncode, out, err
+def Server(*flags):
+    return serving_testlib.Server(BEF_SERVE, PROGRAM, *flags)
 
 
 class BefServeTest(unittest.TestCase):
@@ -61,7 +29,7 @@ class BefServeTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        code, out, err = cls.server.stop()
+        code, out, err, _ = cls.server.stop()
         assert code == 0 and "bef_serve: stopped" in out, (code, out, err)
 
     def test_lists_functions_with_signatures(self):
@@ -203,7 +171,7 @@ class ShutdownTest(unittest.TestCase):
         thread = threading.Thread(target=slow)
         thread.start()
         time.sleep(0.2)  # the run is in flight
-        code, out, err = server.stop()
+        code, out, err, _ = server.stop()
         thread.join()
         self.assertEqual(code, 0, err)  # the server's stderr, e.g. a TSan report
         self.assertIn("bef_serve: stopped", out)

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""bef_serve under hostile and careless clients (issue #25): idle and slow
+connections, early answers to bad HTTP, limits checked before bytes are
+buffered, bounded memory, and a shutdown that loses no request. Loopback
+only; every wait is bounded.
+
+usage: hostile_clients_test.py BEF_SERVE PROGRAM.bef
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serving_testlib  # noqa: E402
+from serving_testlib import raw_exchange  # noqa: E402
+
+BEF_SERVE = None
+PROGRAM = None
+ADD = b"/v1/functions/add:run"
+
+
+def Server(*flags, env=None):
+    return serving_testlib.Server(BEF_SERVE, PROGRAM, *flags, env=env)
+
+
+def post(path, body, extra_headers=b""):
+    return (b"POST " + path + b" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n" +
+            extra_headers + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+
+class HttpDetailsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server("--max_body_bytes=100000")
+
+    @classmethod
+    def tearDownClass(cls):
+        code, out, err, _ = cls.server.stop()
+        assert code == 0 and "bef_serve: stopped" in out, (code, out, err)
+
+    def exchange(self, data, **kwargs):
+        return raw_exchange(self.server.port, data, **kwargs)
+
+    def test_unsupported_media_type_gets_415_at_once(self):
+        body = b"args=1&args=2"
+        status, _, answer, seconds = self.exchange(
+            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        self.assertEqual(status, 415)
+        self.assertIn("unsupported media type", json.loads(answer)["error"]["message"])
+        self.assertLess(seconds, 2)
+
+    def test_post_without_length_gets_411_at_once(self):
+        status, headers, _, seconds = self.exchange(
+            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\n\r\n")
+        self.assertEqual(status, 411)
+        self.assertEqual(headers.get("connection"), "close")
+        self.assertLess(seconds, 2)
+
+    def test_conflicting_content_lengths_get_400(self):
+        body = b'{"args": [1, 2]}'
+        status, _, _, _ = self.exchange(
+            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 16\r\n"
+            b"Content-Length: 17\r\n\r\n" + body + b" ")
+        self.assertEqual(status, 400)
+        # The same length twice is one length.
+        status, _, answer, _ = self.exchange(
+            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 16\r\n"
+            b"Content-Length: 16\r\n\r\n" + body)
+        self.assertEqual((status, json.loads(answer)), (200, {"results": [3]}))
+
+    def test_chunked_bodies_are_read_and_cut_at_the_limit(self):
+        def chunked(pieces):
+            out = b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+            for piece in pieces:
+                out += b"%x\r\n%s\r\n" % (len(piece), piece)
+            return out + b"0\r\n\r\n"
+        status, _, answer, _ = self.exchange(chunked([b'{"args": ', b"[20, 22]}"]))
+        self.assertEqual((status, json.loads(answer)), (200, {"results": [42]}))
+        status, _, answer, seconds = self.exchange(chunked([b" " * 40000] * 3 + [b"{}"]))
+        self.assertEqual(status, 413)
+        self.assertIn("larger than 100000 bytes", json.loads(answer)["error"]["message"])
+        self.assertLess(seconds, 5)
+
+    def test_content_length_over_the_limit_gets_413_before_the_body(self):
+        status, _, _, seconds = self.exchange(
+            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000\r\n\r\n")
+        self.assertEqual(status, 413)
+        self.assertLess(seconds, 2)
+
+    def test_half_closed_client_gets_its_response(self):
+        status, _, answer, _ = self.exchange(post(ADD, b'{"args": [40, 2]}'), shutdown_write=True)
+        self.assertEqual((status, json.loads(answer)), (200, {"results": [42]}))
+
+    def test_range_headers_are_ignored(self):
+        plain = self.exchange(b"GET /v1/functions HTTP/1.1\r\nHost: t\r\n\r\n")
+        ranges = ",".join(["0-"] * 2000).encode()
+        ranged = self.exchange(b"GET /v1/functions HTTP/1.1\r\nHost: t\r\nRange: bytes=" +
+                               ranges + b"\r\n\r\n")
+        self.assertEqual((plain[0], ranged[0]), (200, 200))
+        self.assertEqual(plain[2], ranged[2])
+        self.assertNotIn("content-range", ranged[1])
+
+    def test_wrong_method_gets_405_with_allow(self):
+        status, headers, _, _ = self.exchange(
+            b"GET /v1/functions/add:run HTTP/1.1\r\nHost: t\r\n\r\n")
+        self.assertEqual((status, headers.get("allow")), (405, "POST"))
+        status, headers, _, _ = self.exchange(
+            b"DELETE /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        self.assertEqual((status, headers.get("allow")), (405, "GET"))
+        status, _, _, _ = self.exchange(b"GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n")
+        self.assertEqual(status, 404)
+
+    def test_oversized_headers_get_431_and_are_not_buffered(self):
+        before = self.server.memory_kb("VmRSS")
+        junk = b"X-Junk: " + b"a" * (8 << 20) + b"\r\n"
+        status, _, _, seconds = self.exchange(
+            b"GET /healthz HTTP/1.1\r\nHost: t\r\n" + junk + b"\r\n")
+        self.assertEqual(status, 431)
+        self.assertLess(seconds, 5)
+        self.assertLess(self.server.memory_kb("VmRSS") - before, 4 << 10)  # KiB
+
+    def test_expect_continue_is_honoured(self):
+        body = b'{"args": [1, 1]}'
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                         b"Content-Length: 16\r\n\r\n")
+            self.assertEqual(sock.recv(100), b"HTTP/1.1 100 Continue\r\n\r\n")
+            sock.sendall(body)
+            status, _, answer, _ = serving_testlib.read_response(sock)
+        self.assertEqual((status, json.loads(answer)), (200, {"results": [2]}))
+
+
+class LimitsTest(unittest.TestCase):
+    def test_concurrent_requests_over_the_limit_get_503(self):
+        server = Server("--max_concurrent_requests=2", "--threads=4")
+        try:
+            iterations = serving_testlib.spin_iterations_for(server, 1.5)
+            answers = []
+            threads = [threading.Thread(target=lambda: answers.append(
+                server.run("spin", {"args": [iterations]}))) for _ in range(2)]
+            for thread in threads:
+                thread.start()
+            deadline = time.monotonic() + 10
+            while server.metric("bef_serve_in_flight") < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            start = time.monotonic()
+            status, answer = server.run("add", {"args": [1, 2]})
+            self.assertEqual(status, 503, answer)
+            self.assertLess(time.monotonic() - start, 1)
+            for thread in threads:
+                thread.join(timeout=60)
+            self.assertEqual(answers, [(200, {"results": [iterations]})] * 2)
+            self.assertEqual(server.run("add", {"args": [1, 2]}), (200, {"results": [3]}))
+        finally:
+            server.kill()
+
+    def test_connections_over_the_limit_get_503(self):
+        server = Server("--max_connections=20")
+        held = []
+        try:
+            for _ in range(20):
+                held.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+            time.sleep(0.2)  # all accepted
+            status, headers, _, _ = raw_exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            self.assertEqual((status, headers.get("retry-after")), (503, "1"))
+            for sock in held[:5]:
+                sock.close()
+            time.sleep(0.2)
+            status, _, _, _ = raw_exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            self.assertEqual(status, 200)
+        finally:
+            for sock in held:
+                sock.close()
+            server.kill()
+
+    def test_idle_and_slow_connections_are_closed_on_their_deadlines(self):
+        server = Server("--idle_timeout_secs=1", "--header_timeout_secs=1")
+        try:
+            idle = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            slow = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            start = time.monotonic()
+            request = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+            closed_at = None
+            for i in range(len(request)):  # a byte every 0.25 s: 9 s to send it all
+                try:
+                    slow.sendall(request[i:i + 1])
+                except (BrokenPipeError, ConnectionResetError):
+                    closed_at = time.monotonic() - start
+                    break
+                slow.settimeout(0.25)
+                try:
+                    if slow.recv(100) == b"":
+                        closed_at = time.monotonic() - start
+                        break
+                except socket.timeout:
+                    pass
+            self.assertIsNotNone(closed_at)
+            self.assertLess(closed_at, 4)
+            idle.settimeout(5)
+            self.assertEqual(idle.recv(100), b"")  # closed, not answered
+            self.assertLess(time.monotonic() - start, 6)
+            idle.close()
+            slow.close()
+        finally:
+            server.kill()
+
+
+class StarvationTest(unittest.TestCase):
+    """1,000 idle keep-alive connections and 200 slowloris senders held
+    open: health and runs on fresh connections answer with p99 < 50 ms, and
+    SIGTERM drains within its deadline."""
+
+    def test_idle_and_slowloris_connections_starve_nobody(self):
+        limit = serving_testlib.raise_open_file_limit(1400)
+        if limit < 1400:
+            self.skipTest("this machine allows %d open files" % limit)
+        server = Server("--drain_secs=10")
+        held, slowloris = [], []
+        stop = threading.Event()
+        try:
+            for i in range(1000):
+                sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                if i % 2 == 0:  # kept alive after a request
+                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                    status, _, _, _ = serving_testlib.read_response(sock)
+                    self.assertEqual(status, 200)
+                held.append(sock)
+            for _ in range(200):
+                sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                sock.sendall(b"POST /v1/functions/add:run HTTP/1.1\r\n")
+                slowloris.append(sock)
+
+            def drip():  # a header byte a second on each, until told to stop
+                while not stop.wait(1.0):
+                    for sock in slowloris:
+                        try:
+                            sock.send(b"X")
+                        except OSError:
+                            pass
+            dripper = threading.Thread(target=drip)
+            dripper.start()
+
+            latencies = []
+            for i in range(200):
+                start = time.monotonic()
+                if i % 2:
+                    status, body = server.request("GET", "/healthz")
+                    self.assertEqual((status, body), (200, "ok\n"))
+                else:
+                    status, body = server.run("add", {"args": [i, 1]})
+                    self.assertEqual((status, body), (200, {"results": [i + 1]}))
+                latencies.append(time.monotonic() - start)
+            latencies.sort()
+            p99 = latencies[int(len(latencies) * 0.99) - 1]
+            self.assertLess(p99, 0.050, "p99 %.1f ms" % (p99 * 1000))
+
+            code, out, err, seconds = server.stop(timeout=30)
+            self.assertEqual(code, 0, err)
+            self.assertIn("bef_serve: stopped", out)
+            self.assertLess(seconds, 10)
+            stop.set()
+            dripper.join(timeout=10)
+        finally:
+            stop.set()
+            for sock in held + slowloris:
+                sock.close()
+            server.kill()
+
+
+class ShutdownTest(unittest.TestCase):
+    def test_sigterm_answers_every_request_already_received(self):
+        server = Server("--threads=1", "--drain_secs=60")
+        try:
+            iterations = serving_testlib.spin_iterations_for(server, 0.3)
+            answers = []
+            lock = threading.Lock()
+
+            def client(n):
+                answer = server.run("spin", {"args": [iterations + n]})
+                with lock:
+                    answers.append((n, answer))
+            threads = [threading.Thread(target=client, args=(n,)) for n in range(5)]
+            for thread in threads:
+                thread.start()
+            time.sleep(0.5)  # all five sent: one running, four queued
+            code, out, err, _ = server.stop()
+            for thread in threads:
+                thread.join(timeout=60)
+            self.assertEqual(code, 0, err)
+            self.assertIn("bef_serve: stopped", out)
+            self.assertEqual(sorted(answers),
+                             [(n, (200, {"results": [iterations + n]})) for n in range(5)])
+        finally:
+            server.kill()
+
+    def test_drain_has_a_deadline(self):
+        server = Server("--drain_secs=1")
+        try:
+            iterations = serving_testlib.spin_iterations_for(server, 30)
+            thread = threading.Thread(target=lambda: self.assertRaises(
+                Exception, server.run, "spin", {"args": [iterations]}))
+            thread.start()
+            time.sleep(0.3)
+            code, out, _, seconds = server.stop()
+            self.assertEqual(code, 0)
+            self.assertLess(seconds, 5)
+            self.assertIn("still open when the drain time ran out", out)
+            thread.join(timeout=30)
+        finally:
+            server.kill()
+
+    def test_signals_work_while_the_program_loads(self):
+        with tempfile.TemporaryDirectory() as directory:
+            fifo = os.path.join(directory, "model.bef")
+            os.mkfifo(fifo)  # opening it for reading blocks: a load that never ends
+            process = subprocess.Popen([BEF_SERVE, "--port=0", fifo], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            time.sleep(0.3)
+            start = time.monotonic()
+            process.send_signal(15)
+            out, err = process.communicate(timeout=10)
+            self.assertEqual(process.returncode, 0, err)
+            self.assertIn("stopped while loading", out)
+            self.assertLess(time.monotonic() - start, 5)
+
+
+class MemoryTest(unittest.TestCase):
+    def test_eight_16_mib_bodies_stay_bounded_and_are_given_back(self):
+        env = dict(os.environ)
+        if "ASAN_OPTIONS" in env:
+            # ASan keeps freed memory in a quarantine (256 MiB by default)
+            # and so never gives it back: measure without one.
+            env["ASAN_OPTIONS"] += ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+        server = Server("--threads=8", env=env)
+        try:
+            count = (16 << 20) // 4 - 40
+            body = ('{"args": [{"dtype": "f32", "shape": [%d], "values": [' % count +
+                    ",".join(["1.5"] * count) + "]}]}").encode()
+            self.assertLess(len(body), 16 << 20)
+            server.run("consume", {"args": [{"dtype": "f32", "shape": [1], "values": [1]}]})
+            idle = server.memory_kb("VmRSS")
+            answers = []
+            lock = threading.Lock()
+
+            def client():
+                answer = server.run("consume", body)
+                with lock:
+                    answers.append(answer)
+            threads = [threading.Thread(target=client) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=120)
+            self.assertEqual(answers, [(200, {"results": [1]})] * 8)
+            peak = server.memory_kb("VmHWM")
+            total_kb = 8 * len(body) // 1024
+            self.assertLess(peak, 4 * total_kb, "peak %d KiB for %d KiB of bodies" % (peak, total_kb))
+            time.sleep(0.5)
+            after = server.memory_kb("VmRSS")
+            self.assertLess(after, idle + (16 << 10),
+                            "idle %d KiB, after %d KiB" % (idle, after))
+        finally:
+            server.kill()
+
+
+if __name__ == "__main__":
+    BEF_SERVE, PROGRAM = sys.argv[1], sys.argv[2]
+    unittest.main(argv=[sys.argv[0], "-v"])
