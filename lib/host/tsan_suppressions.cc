@@ -6,13 +6,6 @@
 // suppressed; races in the tasks' own code (which runs from task_arena.h's
 // execute, outside those frames) are still reported.
 //
-// Debian's libcpp-httplib (bef_serve) is not instrumented either: TSan sees
-// its worker threads' memcpy/memcmp through the interceptors but not the
-// locks around them, and reported a race inside the library between two
-// pool threads under load (serving_load_test). Only frames in that shared
-// library are suppressed; bef_serve's and the runtime's own code is still
-// checked (bef_serve_test, serving_load_test run under TSan).
-//
 // TBB's own allocations are also invisible to TSan: a worker thread that
 // TBB starts on a request's first enqueue frees (operator delete[] called
 // from libtbb) memory that the enqueuing thread read inside libtbb, and TSan
@@ -27,7 +20,5 @@ extern "C" const char* __tsan_default_suppressions() {
   return "race:oneapi/tbb/detail/_small_object_pool.h\n"
          "race:tbb::detail::d1::task::task\n"
          "race:tbb::detail::d1::task::~task\n"
-         "called_from_lib:libtbb.so\n"
-         "race:libcpp-httplib.so\n"
-         "called_from_lib:libcpp-httplib.so\n";
+         "called_from_lib:libtbb.so\n";
 }
