@@ -337,9 +337,13 @@ class ShutdownTest(unittest.TestCase):
 class MemoryTest(unittest.TestCase):
     def test_eight_16_mib_bodies_stay_bounded_and_are_given_back(self):
         env = dict(os.environ)
-        if "ASAN_OPTIONS" in env:
-            # ASan keeps freed memory in a quarantine (256 MiB by default)
-            # and so never gives it back: measure without one.
+        instrumented = "ASAN_OPTIONS" in env
+        if instrumented:
+            # ASan keeps freed memory in a quarantine (256 MiB by default):
+            # measure without one. It also keeps the shadow of freed
+            # mappings (an eighth of their size) and its own caches, so the
+            # return to the idle level is checked in the uninstrumented
+            # pass; the peak is checked in both.
             env["ASAN_OPTIONS"] += ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
         server = Server("--threads=8", env=env)
         try:
@@ -369,8 +373,9 @@ class MemoryTest(unittest.TestCase):
             after = server.memory_kb("VmRSS")
             print("memory: idle %d KiB, peak %d KiB for %d KiB of bodies, after %d KiB" %
                   (idle, peak, total_kb, after), file=sys.stderr)
-            self.assertLess(after, idle + (16 << 10),
-                            "idle %d KiB, after %d KiB" % (idle, after))
+            if not instrumented:
+                self.assertLess(after, idle + (16 << 10),
+                                "idle %d KiB, after %d KiB" % (idle, after))
         finally:
             server.kill()
 

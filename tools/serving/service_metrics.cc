@@ -5,20 +5,45 @@
 
 namespace bef {
 
-void ServiceMetrics::ObserveLatency(int64_t nanos) {
+void LatencyHistogram::Observe(int64_t nanos) {
   double seconds = nanos / 1e9;
   size_t bucket = 0;
-  while (bucket < kLatencyBuckets.size() && seconds > kLatencyBuckets[bucket]) ++bucket;
-  latency_buckets[bucket].fetch_add(1, std::memory_order_relaxed);
-  latency_count.fetch_add(1, std::memory_order_relaxed);
-  latency_sum_nanos.fetch_add(static_cast<uint64_t>(nanos), std::memory_order_relaxed);
+  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
+  buckets[bucket].fetch_add(1, std::memory_order_relaxed);
+  count.fetch_add(1, std::memory_order_relaxed);
+  sum_nanos.fetch_add(static_cast<uint64_t>(nanos), std::memory_order_relaxed);
 }
+
+void LatencyHistogram::AppendSamples(std::string* text, std::string_view name,
+                                     std::string_view labels) const {
+  std::string prefix = labels.empty() ? "" : absl::StrCat(std::string(labels), ",");
+  std::string braces = labels.empty() ? "" : absl::StrCat("{", std::string(labels), "}");
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= kBuckets.size(); ++i) {
+    cumulative += buckets[i].load();
+    std::string bound =
+        i < kBuckets.size() ? absl::StrFormat("%g", kBuckets[i]) : std::string("+Inf");
+    absl::StrAppend(text, std::string(name), "_bucket{", prefix, "le=\"", bound, "\"} ",
+                    cumulative, "\n");
+  }
+  absl::StrAppend(text, std::string(name), "_sum", braces, " ",
+                  absl::StrFormat("%.9f", sum_nanos.load() / 1e9), "\n", std::string(name),
+                  "_count", braces, " ", count.load(), "\n");
+}
+
+namespace {
+
+void Family(std::string* text, const char* name, const char* type, const char* help) {
+  absl::StrAppend(text, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n");
+}
+
+}  // namespace
 
 std::string ServiceMetrics::ToPrometheusText() const {
   std::string text;
   auto counter = [&](const char* name, const char* help, uint64_t value) {
-    absl::StrAppend(&text, "# HELP ", name, " ", help, "\n# TYPE ", name,
-                    " counter\n", name, " ", value, "\n");
+    Family(&text, name, "counter", help);
+    absl::StrAppend(&text, name, " ", value, "\n");
   };
   counter("bef_serve_requests_total", "Requests to /v1/ endpoints.", requests.load());
   counter("bef_serve_bad_requests_total", "Requests answered with a 4xx status.",
@@ -27,25 +52,38 @@ std::string ServiceMetrics::ToPrometheusText() const {
           runtime_errors.load());
   counter("bef_serve_cancelled_total", "Runs cancelled by their deadline.",
           cancelled.load());
-  absl::StrAppend(&text,
-                  "# HELP bef_serve_in_flight Runs in progress.\n"
-                  "# TYPE bef_serve_in_flight gauge\nbef_serve_in_flight ",
-                  in_flight.load(), "\n");
-  absl::StrAppend(&text,
-                  "# HELP bef_serve_run_latency_seconds Time to answer a run request.\n"
-                  "# TYPE bef_serve_run_latency_seconds histogram\n");
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i <= kLatencyBuckets.size(); ++i) {
-    cumulative += latency_buckets[i].load();
-    std::string bound = i < kLatencyBuckets.size()
-                            ? absl::StrFormat("%g", kLatencyBuckets[i])
-                            : std::string("+Inf");
-    absl::StrAppend(&text, "bef_serve_run_latency_seconds_bucket{le=\"", bound,
-                    "\"} ", cumulative, "\n");
+  Family(&text, "bef_serve_in_flight", "gauge", "Runs in progress.");
+  absl::StrAppend(&text, "bef_serve_in_flight ", in_flight.load(), "\n");
+  Family(&text, "bef_serve_run_latency_seconds", "histogram", "Time to answer a run request.");
+  latency.AppendSamples(&text, "bef_serve_run_latency_seconds", "");
+  return text;
+}
+
+std::string ModelMetricsText(const std::vector<ModelMetricsSample>& samples) {
+  std::string text;
+  auto labels = [](const ModelMetricsSample& sample) {
+    return absl::StrCat("model=\"", sample.model, "\",version=\"", sample.version, "\"");
+  };
+  Family(&text, "bef_serve_inference_requests_total", "counter",
+         "Inference requests of a model version, by outcome.");
+  for (const ModelMetricsSample& sample : samples) {
+    absl::StrAppend(&text, "bef_serve_inference_requests_total{", labels(sample),
+                    ",outcome=\"success\"} ", sample.metrics->success.load(), "\n",
+                    "bef_serve_inference_requests_total{", labels(sample),
+                    ",outcome=\"failure\"} ", sample.metrics->failure.load(), "\n");
   }
-  absl::StrAppend(&text, "bef_serve_run_latency_seconds_sum ",
-                  absl::StrFormat("%.9f", latency_sum_nanos.load() / 1e9),
-                  "\nbef_serve_run_latency_seconds_count ", latency_count.load(), "\n");
+  Family(&text, "bef_serve_inference_in_flight", "gauge",
+         "Inference requests of a model version in progress.");
+  for (const ModelMetricsSample& sample : samples) {
+    absl::StrAppend(&text, "bef_serve_inference_in_flight{", labels(sample), "} ",
+                    sample.metrics->in_flight.load(), "\n");
+  }
+  Family(&text, "bef_serve_inference_latency_seconds", "histogram",
+         "Time to answer a successful inference request of a model version.");
+  for (const ModelMetricsSample& sample : samples) {
+    sample.metrics->latency.AppendSamples(&text, "bef_serve_inference_latency_seconds",
+                                          labels(sample));
+  }
   return text;
 }
 
