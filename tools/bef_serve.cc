@@ -1,15 +1,19 @@
-// bef_serve: an HTTP/JSON server running the functions of one BEF file
-// (docs/serving.md).
+// bef_serve: an HTTP server for BEF programs (docs/serving.md): the Open
+// Inference Protocol (KServe V2) over a model repository or one BEF file,
+// and the /v1/ JSON API of the single-file form.
 //
-//   bef_serve [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
+//   bef_serve [--model_repository=DIR [--repository_poll_secs=S] | program.bef
+//              [--model_name=NAME]]
+//             [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
 //             [--threads=8] [--io_threads=1] [--max_connections=10000]
 //             [--max_concurrent_requests=256] [--max_header_bytes=16384]
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
 //             [--write_timeout_secs=60] [--drain_secs=30] program.bef
 //
-// Endpoints: GET /v1/functions, POST /v1/functions/NAME:run, GET /healthz,
-// GET /metrics. Prints `bef_serve: listening on http://HOST:PORT` once it
+// Endpoints: /v2/... (serving/inference_service.h), GET /healthz, GET
+// /metrics, and for a single file GET /v1/functions, POST
+// /v1/functions/NAME:run. Prints `bef_serve: listening on http://HOST:PORT` once it
 // accepts connections (--port=0 picks a free port). SIGTERM or SIGINT:
 // stops accepting, answers every request already received (for at most
 // --drain_secs), prints `bef_serve: stopped` and exits 0; during the load,
@@ -19,6 +23,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -30,6 +35,8 @@
 #include "absl/strings/str_cat.h"
 #include "tools/serving/bef_service.h"
 #include "tools/serving/http_server.h"
+#include "tools/serving/inference_service.h"
+#include "tools/serving/model_repository.h"
 
 namespace bef {
 namespace {
@@ -39,6 +46,9 @@ struct ServeOptions {
   std::string work_queue_type = "mstd:2";
   absl::Duration drain = absl::Seconds(30);
   std::string input;
+  std::string model_name;  // single file: default the file's stem
+  std::string model_repository;
+  absl::Duration repository_poll;  // zero: no polling
 };
 
 [[noreturn]] void Usage(const char* program, const std::string& problem) {
@@ -47,7 +57,9 @@ struct ServeOptions {
                "[--threads=N] [--io_threads=N] [--max_connections=N] "
                "[--max_concurrent_requests=N] [--max_header_bytes=N] [--max_body_bytes=N] "
                "[--idle_timeout_secs=S] [--header_timeout_secs=S] [--body_timeout_secs=S] "
-               "[--write_timeout_secs=S] [--drain_secs=S] program.bef\n",
+               "[--write_timeout_secs=S] [--drain_secs=S] "
+               "(--model_repository=DIR [--repository_poll_secs=S] | "
+               "[--model_name=NAME] program.bef)\n",
                program, problem.c_str(), program);
   std::exit(2);
 }
@@ -106,11 +118,26 @@ ServeOptions ParseOptions(int argc, char** argv) {
       duration(http.write_timeout);
     } else if (name == "drain_secs") {
       duration(options.drain);
+    } else if (name == "model_repository") {
+      options.model_repository = value;
+    } else if (name == "repository_poll_secs") {
+      duration(options.repository_poll);
+    } else if (name == "model_name" && !value.empty() && value.find('/') == std::string::npos) {
+      options.model_name = value;
     } else {
       Usage(argv[0], "bad option " + arg);
     }
   }
-  if (options.input.empty()) Usage(argv[0], "no input file");
+  if (options.input.empty() == options.model_repository.empty()) {
+    Usage(argv[0], "give one BEF file or --model_repository");
+  }
+  if (!options.input.empty() && options.model_name.empty()) {
+    std::string stem = options.input.substr(options.input.find_last_of('/') + 1);
+    options.model_name = stem.substr(0, stem.rfind(".bef") == std::string::npos
+                                            ? stem.size()
+                                            : stem.rfind(".bef"));
+    if (options.model_name.empty()) options.model_name = "model";
+  }
   return options;
 }
 
@@ -181,33 +208,59 @@ int Serve(const ServeOptions& options) {
     return code;
   };
 
-  absl::StatusOr<std::unique_ptr<BefService>> service =
-      BefService::Create(options.input, options.work_queue_type);
-  if (!service.ok()) {
-    std::fprintf(stderr, "bef_serve: %s\n", std::string(service.status().message()).c_str());
+  absl::StatusOr<std::unique_ptr<HostContext>> host = CreateServingHost(options.work_queue_type);
+  if (!host.ok()) {
+    std::fprintf(stderr, "bef_serve: %s\n", std::string(host.status().message()).c_str());
     return finish(1);
   }
-  BefService& bef = **service;
+  std::unique_ptr<BefService> v1;  // the single-file form's /v1/ API
+  std::unique_ptr<serving::ModelRepository> repository;
+  if (!options.input.empty()) {
+    absl::StatusOr<std::unique_ptr<BefService>> service =
+        BefService::Create(options.input, host->get());
+    if (!service.ok()) {
+      std::fprintf(stderr, "bef_serve: %s\n", std::string(service.status().message()).c_str());
+      return finish(1);
+    }
+    v1 = std::move(*service);
+    repository = serving::ModelRepository::Single(host->get(), options.model_name, options.input);
+  } else {
+    repository = std::make_unique<serving::ModelRepository>(host->get(), options.model_repository);
+    repository->LoadAll();
+    for (const serving::VersionState& state : repository->Index()) {
+      if (state.state != "READY") {
+        std::fprintf(stderr, "bef_serve: model %s version %lld: %s\n", state.model.c_str(),
+                     static_cast<long long>(state.version), state.reason.c_str());
+      }
+    }
+  }
+  serving::InferenceService inference(repository.get(), host->get());
+  ServiceMetrics own_metrics;
+  ServiceMetrics& metrics = v1 ? v1->metrics() : own_metrics;
 
-  std::vector<serving::Route> routes;
+  std::vector<serving::Route> routes = inference.Routes();
   routes.push_back({"GET", "/healthz", serving::RouteWork::kInline,
-                    [](const serving::HttpRequest&) {
+                    [](serving::HttpRequest&) {
                       return serving::HttpResponse{200, "text/plain", "ok\n", {}};
                     }});
   routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
-                    [&bef](const serving::HttpRequest&) {
-                      return serving::HttpResponse{200, "text/plain; version=0.0.4",
-                                                   bef.metrics().ToPrometheusText(), {}};
+                    [&metrics, &inference](serving::HttpRequest&) {
+                      return serving::HttpResponse{
+                          200, "text/plain; version=0.0.4",
+                          metrics.ToPrometheusText() + inference.MetricsText(), {}};
                     }});
-  routes.push_back({"GET", "/v1/functions", serving::RouteWork::kInline,
-                    [&bef](const serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
-  routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
-                    [&bef](const serving::HttpRequest& request) {
-                      return ToHttp(bef.Run(request.captures[0], request.body));
-                    }});
-  auto refuse = [&bef](int status, std::string_view message) {
+  if (v1) {
+    BefService& bef = *v1;
+    routes.push_back({"GET", "/v1/functions", serving::RouteWork::kInline,
+                      [&bef](serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
+    routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
+                      [&bef](serving::HttpRequest& request) {
+                        return ToHttp(bef.Run(request.captures[0], request.body));
+                      }});
+  }
+  auto refuse = [&metrics](int status, std::string_view message) {
     if (status >= 400 && status < 500) {
-      bef.metrics().bad_requests.fetch_add(1, std::memory_order_relaxed);
+      metrics.bad_requests.fetch_add(1, std::memory_order_relaxed);
     }
     std::string_view code = status == 404   ? "NOT_FOUND"
                             : status == 503 ? "UNAVAILABLE"
@@ -225,15 +278,41 @@ int Serve(const ServeOptions& options) {
   lifecycle.Serving(&server);
   std::printf("bef_serve: listening on http://%s:%d\n", options.http.host.c_str(), *port);
   std::fflush(stdout);
+  // Repository changes are looked for every --repository_poll_secs.
+  std::mutex poll_mutex;
+  std::condition_variable poll_wake;
+  bool stop_polling = false;
+  std::thread poller;
+  if (options.repository_poll > absl::ZeroDuration() && !options.model_repository.empty()) {
+    poller = std::thread([&] {
+      std::unique_lock<std::mutex> lock(poll_mutex);
+      while (!poll_wake.wait_for(lock, absl::ToChronoNanoseconds(options.repository_poll),
+                                 [&] { return stop_polling; })) {
+        lock.unlock();
+        repository->Poll();
+        lock.lock();
+      }
+    });
+  }
   absl::Status drained = server.Run();
   if (!drained.ok()) {
-    // Requests still run on worker threads: the service cannot be torn down
-    // under them.
+    // Requests still run on worker threads: nothing can be torn down under
+    // them.
     std::printf("bef_serve: stopped: %s\n", std::string(drained.message()).c_str());
     std::fflush(stdout);
     _exit(0);
   }
-  bef.Quiesce();
+  if (poller.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(poll_mutex);
+      stop_polling = true;
+    }
+    poll_wake.notify_all();
+    poller.join();
+  }
+  (*host)->Quiesce();
+  v1.reset();
+  repository.reset();
   std::printf("bef_serve: stopped\n");
   std::fflush(stdout);
   return finish(0);

@@ -10,11 +10,13 @@ import time
 
 
 class Server:
-    """bef_serve on --port=0 with PROGRAM and FLAGS; `port` once it listens."""
+    """bef_serve on --port=0 with FLAGS and PROGRAM (None: the flags name a
+    --model_repository); `port` once it listens."""
 
     def __init__(self, binary, program, *flags, env=None):
         self.process = subprocess.Popen(
-            [binary, "--port=0", *flags, program], stdout=subprocess.PIPE,
+            [binary, "--port=0", *flags] + ([program] if program else []),
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=env)
         line = self.process.stdout.readline()
         if "listening on http://127.0.0.1:" not in line:

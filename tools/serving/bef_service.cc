@@ -75,20 +75,25 @@ ServiceResponse ErrorResponse(int http_status, std::string_view code,
   return {http_status, DumpJson(error)};
 }
 
-absl::StatusOr<std::unique_ptr<BefService>> BefService::Create(
-    const std::string& path, const std::string& work_queue_type) {
+absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
+    const std::string& work_queue_type) {
   absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
       CreateWorkQueue(work_queue_type);
   if (!queue.ok()) return queue.status();
-  auto service = std::unique_ptr<BefService>(new BefService());
   // Runtime errors reach the client through the result values (with their
   // locations); the diagnostic stream is not needed here.
-  service->host_ = std::make_unique<HostContext>(
-      [](const DecodedDiagnostic&) {}, CreateMallocAllocator(), std::move(*queue));
-  RegisterStaticKernels(&service->host_->kernel_registry());
-  RegisterStaticNativeFunctions(&service->host_->native_functions());
-  absl::StatusOr<std::unique_ptr<BefProgram>> program =
-      BefProgram::Open(service->host_.get(), path);
+  auto host = std::make_unique<HostContext>([](const DecodedDiagnostic&) {},
+                                            CreateMallocAllocator(), std::move(*queue));
+  RegisterStaticKernels(&host->kernel_registry());
+  RegisterStaticNativeFunctions(&host->native_functions());
+  return host;
+}
+
+absl::StatusOr<std::unique_ptr<BefService>> BefService::Create(const std::string& path,
+                                                               HostContext* host) {
+  auto service = std::unique_ptr<BefService>(new BefService());
+  service->host_ = host;
+  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(host, path);
   if (!program.ok()) return program.status();
   service->program_ = std::move(*program);
   service->resources_ = std::make_unique<ResourceContext>();
@@ -139,7 +144,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
   int64_t start = NowNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
   RCReference<RequestContext> request_context = RequestContext::Create(
-      host_.get(), resources_.get(), next_request_id_.fetch_add(1));
+      host_, resources_.get(), next_request_id_.fetch_add(1));
   if (deadline) request_context->SetDeadline(absl::Now() + *deadline);
   std::vector<AsyncValue*> argument_values;
   for (auto& argument : arguments) argument_values.push_back(argument.get());

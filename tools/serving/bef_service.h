@@ -1,9 +1,10 @@
-// BefService: what bef_serve does with a request, without the HTTP layer.
+// BefService: bef_serve's /v1/ API (a program's functions by name, in the
+// single-file form), without the HTTP layer.
 //
-// One service holds one loaded BEF program, its HostContext (work queue and
-// allocator) and one ResourceContext shared by every request (so tfrt.once
-// runs once per loaded program, as a model's initialisation would). Every
-// method is thread-safe; HTTP threads call them concurrently.
+// One service holds one loaded BEF program on the server's HostContext and
+// one ResourceContext shared by every request (so tfrt.once runs once per
+// loaded program, as a model's initialisation would). Every method is
+// thread-safe; request threads call them concurrently.
 //
 // Values travel in the JSON forms of json_codec.h; metrics are
 // service_metrics.h's. Errors: {"error": {"code": "INVALID_ARGUMENT", "message": "...",
@@ -33,10 +34,9 @@ struct ServiceResponse {
 
 class BefService {
  public:
-  // Loads `path` on a work queue made from `work_queue_type` (bef_executor's
-  // syntax, e.g. "mstd:2") with the malloc allocator.
-  static absl::StatusOr<std::unique_ptr<BefService>> Create(
-      const std::string& path, const std::string& work_queue_type);
+  // Loads `path` on `host` (which outlives the service).
+  static absl::StatusOr<std::unique_ptr<BefService>> Create(const std::string& path,
+                                                            HostContext* host);
   ~BefService();
 
   // GET /v1/functions: {"functions": [{"name", "arguments", "results"}]}
@@ -52,12 +52,18 @@ class BefService {
 
  private:
   BefService() = default;
-  std::unique_ptr<HostContext> host_;
+  HostContext* host_ = nullptr;
   std::unique_ptr<BefProgram> program_;
   std::unique_ptr<ResourceContext> resources_;
   std::atomic<int64_t> next_request_id_{1};
   ServiceMetrics metrics_;
 };
+
+// The HostContext bef_serve runs every program on: a work queue made from
+// `work_queue_type` (bef_executor's syntax, e.g. "mstd:2"), the malloc
+// allocator, every static kernel and native function registered.
+absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
+    const std::string& work_queue_type);
 
 // {"error": {"code": ..., "message": ...}} with `http_status`.
 ServiceResponse ErrorResponse(int http_status, std::string_view code,

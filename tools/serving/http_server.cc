@@ -314,6 +314,11 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.method = std::string(request.method_string());
     request_.path = std::string(target.substr(0, target.find('?')));
     request_.body.clear();
+    request_.headers.clear();
+    for (const auto& field : request) {
+      request_.headers.emplace_back(absl::AsciiStrToLower(std::string(field.name_string())),
+                                    std::string(field.value()));
+    }
 
     route_ = nullptr;
     std::vector<std::string> allowed;
@@ -340,7 +345,7 @@ class Session : public std::enable_shared_from_this<Session> {
     MatchPath(route_->pattern, request_.path, &request_.captures);
 
     bool has_body = parser_->chunked() || parser_->content_length().has_value();
-    if (request_.method == "POST" || request_.method == "PUT") {
+    if ((request_.method == "POST" || request_.method == "PUT") && route_->takes_body) {
       if (!has_body) {
         return RespondAndClose(
             server_.Error(411, "a request body needs Content-Length or chunked encoding"));

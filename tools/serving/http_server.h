@@ -63,7 +63,17 @@ struct HttpRequest {
   std::string path;  // the target without its query
   // What the route pattern's `*`s matched, in order.
   std::vector<std::string> captures;
-  std::string body;
+  // Header fields, names in lower case, in the order received.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // handlers may take it
+
+  // The first field named `name` (lower case), or null.
+  const std::string* Header(std::string_view name) const {
+    for (const auto& [field, value] : headers) {
+      if (field == name) return &value;
+    }
+    return nullptr;
+  }
 };
 
 struct HttpResponse {
@@ -85,10 +95,13 @@ struct Route {
   // "/v1/functions/*:run".
   std::string pattern;
   RouteWork work = RouteWork::kInline;
-  std::function<HttpResponse(const HttpRequest&)> handler;
+  std::function<HttpResponse(HttpRequest&)> handler;
   // For requests with a body: media types taken (Content-Type before any
   // `;`, case-insensitive). A request without Content-Type is taken.
   std::vector<std::string> media_types = {"application/json"};
+  // A POST or PUT of a route that takes a body needs Content-Length or
+  // chunking (411 otherwise); one that takes none may omit both.
+  bool takes_body = true;
 };
 
 // The response the front end gives for what it refuses itself (status and a

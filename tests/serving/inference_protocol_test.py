@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""The Open Inference Protocol (KServe V2) over HTTP: bef_serve on a model
+repository built from the test programs, driven by http.client and curl.
+
+usage: inference_protocol_test.py BEF_SERVE SERVE_TEST.bef ADD_V2.bef
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serving_testlib  # noqa: E402
+
+BEF_SERVE = PROGRAM = ADD_V2 = None
+
+# model name -> (entry function, config fields)
+MODELS = {
+    "add": ("add", {"inputs": [{"name": "a"}, {"name": "b"}], "outputs": [{"name": "sum"}]}),
+    "scalars": ("scalars", {}),
+    "echo": ("echo_tensor", {"inputs": [{"name": "x"}], "outputs": [{"name": "y"}]}),
+    "fill": ("fill", {"inputs": [{"name": "t", "datatype": "FP32", "shape": [-1, -1]}]}),
+    "fail": ("fail", {}),
+    "spin": ("spin", {}),
+}
+
+
+def make_repository(root):
+    for name, (entry, config) in MODELS.items():
+        os.makedirs(os.path.join(root, name, "1"))
+        shutil.copy(PROGRAM, os.path.join(root, name, "1", "model.bef"))
+        with open(os.path.join(root, name, "config.json"), "w") as f:
+            json.dump(dict(config, entry_function=entry), f)
+
+
+def infer(server, model, body, version=None, headers=None):
+    path = "/v2/models/%s%s/infer" % (model, "/versions/%s" % version if version else "")
+    return server.request("POST", path, body, headers=headers)
+
+
+class ProtocolTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp()
+        make_repository(cls.root)
+        cls.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + cls.root)
+
+    @classmethod
+    def tearDownClass(cls):
+        code, out, err, _ = cls.server.stop()
+        shutil.rmtree(cls.root)
+        assert code == 0 and "bef_serve: stopped" in out, (code, out, err)
+
+    def test_health_and_server_metadata(self):
+        self.assertEqual(self.server.request("GET", "/v2/health/live"), (200, ""))
+        self.assertEqual(self.server.request("GET", "/v2/health/ready"), (200, ""))
+        status, body = self.server.request("GET", "/v2")
+        self.assertEqual(status, 200)
+        self.assertEqual(body["name"], "bef_serve")
+        self.assertIn("binary_tensor_data", body["extensions"])
+        self.assertIn("model_repository", body["extensions"])
+
+    def test_model_metadata_comes_from_the_signature(self):
+        status, body = self.server.request("GET", "/v2/models/add")
+        self.assertEqual(status, 200)
+        self.assertEqual(body, {"name": "add", "versions": ["1"], "platform": "bef",
+                                "inputs": [{"name": "a", "datatype": "INT32", "shape": []},
+                                           {"name": "b", "datatype": "INT32", "shape": []}],
+                                "outputs": [{"name": "sum", "datatype": "INT32", "shape": []}]})
+        status, body = self.server.request("GET", "/v2/models/scalars/versions/1")
+        self.assertEqual([(t["name"], t["datatype"]) for t in body["inputs"]],
+                         [("input_0", "BOOL"), ("input_1", "INT64"), ("input_2", "FP32"),
+                          ("input_3", "FP64"), ("input_4", "BYTES")])
+        # The chain argument and result are the server's business.
+        status, body = self.server.request("GET", "/v2/models/fill")
+        self.assertEqual(body["inputs"], [{"name": "t", "datatype": "FP32", "shape": [-1, -1]}])
+        self.assertEqual(body["outputs"], [{"name": "output_0", "datatype": "", "shape": [-1]}])
+        self.assertEqual(self.server.request("GET", "/v2/models/add/ready"), (200, ""))
+        self.assertEqual(self.server.request("GET", "/v2/models/add/versions/1/ready"), (200, ""))
+
+    def test_json_inference(self):
+        status, body = infer(self.server, "add", {
+            "id": "r1", "inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [40]},
+                                   {"name": "b", "shape": [1], "datatype": "INT32", "data": [2]}]})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body, {"model_name": "add", "model_version": "1", "id": "r1",
+                                "outputs": [{"name": "sum", "datatype": "INT32", "shape": [],
+                                             "data": [42]}]})
+        status, body = infer(self.server, "scalars", {"inputs": [
+            {"name": "input_0", "shape": [], "datatype": "BOOL", "data": [True]},
+            {"name": "input_1", "shape": [], "datatype": "INT64", "data": [-9000000000]},
+            {"name": "input_2", "shape": [], "datatype": "FP32", "data": [1.5]},
+            {"name": "input_3", "shape": [], "datatype": "FP64", "data": [0.25]},
+            {"name": "input_4", "shape": [], "datatype": "BYTES", "data": ["word"]}]})
+        self.assertEqual(status, 200, body)
+        self.assertEqual([o["data"] for o in body["outputs"]],
+                         [[True], [-9000000000], [1.5], [0.25], ["word"]])
+
+    def test_tensors_flat_and_nested(self):
+        for data in ([1, 2, 3, 4, 5, 6], [[1, 2, 3], [4, 5, 6]]):
+            status, body = infer(self.server, "echo", {"inputs": [
+                {"name": "x", "shape": [2, 3], "datatype": "FP32", "data": data}]})
+            self.assertEqual(status, 200, body)
+            self.assertEqual(body["outputs"], [{"name": "y", "datatype": "FP32", "shape": [2, 3],
+                                                "data": [1, 2, 3, 4, 5, 6]}])
+        for datatype, data in [("BOOL", [True, False]), ("INT8", [-128, 127]),
+                               ("UINT64", [0, 2 ** 64 - 1]), ("BYTES", ["a", ""])]:
+            status, body = infer(self.server, "echo", {"inputs": [
+                {"name": "x", "shape": [2], "datatype": datatype, "data": data}]})
+            self.assertEqual((status, body["outputs"][0]["data"]), (200, data), datatype)
+        # A chain argument supplied by the server; the kernel writes the tensor.
+        status, body = infer(self.server, "fill", {"inputs": [
+            {"name": "t", "shape": [1, 2], "datatype": "FP32", "data": [[0, 0]]}]})
+        self.assertEqual((status, body["outputs"]), (200, [
+            {"name": "output_0", "datatype": "FP32", "shape": [1, 2], "data": [2.5, 2.5]}]))
+
+    def test_binary_tensor_data(self):
+        values = [1.5, -2.0, 3.25, 4.0]
+        raw = struct.pack("<4f", *values)
+        header = json.dumps({"inputs": [{"name": "x", "shape": [2, 2], "datatype": "FP32",
+                                         "parameters": {"binary_data_size": len(raw)}}],
+                             "outputs": [{"name": "y", "parameters": {"binary_data": True}}]})
+        connection = self.server.connection()
+        connection.request("POST", "/v2/models/echo/infer", body=header.encode() + raw,
+                           headers={"Inference-Header-Content-Length": str(len(header)),
+                                    "Content-Type": "application/octet-stream"})
+        response = connection.getresponse()
+        payload = response.read()
+        connection.close()
+        self.assertEqual(response.status, 200, payload)
+        self.assertEqual(response.getheader("Content-Type"), "application/octet-stream")
+        json_length = int(response.getheader("Inference-Header-Content-Length"))
+        answer = json.loads(payload[:json_length])
+        self.assertEqual(answer["outputs"], [{"name": "y", "datatype": "FP32", "shape": [2, 2],
+                                              "parameters": {"binary_data_size": 16}}])
+        self.assertEqual(payload[json_length:], raw)
+        # BYTES in the raw layout, answered as JSON.
+        raw = struct.pack("<I", 2) + b"hi" + struct.pack("<I", 0)
+        header = json.dumps({"inputs": [{"name": "x", "shape": [2], "datatype": "BYTES",
+                                         "parameters": {"binary_data_size": len(raw)}}]})
+        status, body = infer(self.server, "echo", header.encode() + raw,
+                             headers={"Inference-Header-Content-Length": str(len(header))})
+        self.assertEqual((status, body["outputs"][0]["data"]), (200, ["hi", ""]))
+
+    def test_errors_are_error_objects(self):
+        cases = [
+            ("nope", {"inputs": []}, 404, "unknown model 'nope'"),
+            ("add", {"inputs": [{"name": "a", "shape": [], "datatype": "FP32", "data": [1]},
+                                {"name": "b", "shape": [], "datatype": "INT32", "data": [1]}]},
+             400, "input 'a' has datatype FP32; the model takes INT32"),
+            ("add", {"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [1]}]},
+             400, "missing input 'b'"),
+            ("add", {"inputs": [{"name": "c", "shape": [], "datatype": "INT32", "data": [1]}]},
+             400, "has no input 'c'"),
+            ("echo", {"inputs": [{"name": "x", "shape": [3], "datatype": "INT32", "data": [1]}]},
+             400, "has 1 data elements, its shape needs 3"),
+            ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "FP16", "data": [1]}]},
+             400, "datatype 'FP16'"),
+            ("add", "{", 400, "not valid JSON"),
+        ]
+        for model, body, want_status, want in cases:
+            status, answer = infer(self.server, model, body)
+            self.assertEqual(status, want_status, (model, body, answer))
+            self.assertIn(want, answer["error"], (model, body))
+        status, answer = infer(self.server, "add", {"inputs": []}, version="7")
+        self.assertEqual(status, 404)
+        status, answer = infer(self.server, "fail", {"inputs": [
+            {"name": "input_0", "shape": [], "datatype": "INT32", "data": [1]}]})
+        self.assertEqual(status, 500)
+        self.assertRegex(answer["error"], r"something bad happened \(at .*serve_test\.mlir:\d+:\d+\)")
+
+    def test_timeout_cancels_the_run(self):
+        start = time.monotonic()
+        status, answer = infer(self.server, "spin", {
+            "parameters": {"timeout_ms": 50},
+            "inputs": [{"name": "input_0", "shape": [], "datatype": "INT32", "data": [2000000000]}]})
+        self.assertEqual(status, 504, answer)
+        self.assertLess(time.monotonic() - start, 20)
+
+    def test_curl_is_a_client(self):
+        body = json.dumps({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [5]},
+                                      {"name": "b", "shape": [], "datatype": "INT32", "data": [6]}]})
+        out = subprocess.run(
+            ["curl", "-sS", "-H", "Content-Type: application/json", "-d", body,
+             "http://127.0.0.1:%d/v2/models/add/infer" % self.server.port],
+            capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout)["outputs"][0]["data"], [11])
+
+    def test_metrics_per_model_and_version(self):
+        infer(self.server, "add", {"inputs": [
+            {"name": "a", "shape": [], "datatype": "INT32", "data": [1]},
+            {"name": "b", "shape": [], "datatype": "INT32", "data": [1]}]})
+        status, text = self.server.request("GET", "/metrics")
+        self.assertEqual(status, 200)
+        self.assertRegex(text, r'bef_serve_inference_requests_total\{model="add",version="1",'
+                               r'outcome="success"\} [1-9]')
+        self.assertIn('bef_serve_inference_latency_seconds_count{model="add",version="1"}', text)
+        self.assertIn('bef_serve_inference_in_flight{model="add",version="1"} 0', text)
+
+
+class RepositoryTest(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        make_repository(self.root)
+        self.server = None
+
+    def tearDown(self):
+        if self.server:
+            self.server.kill()
+        shutil.rmtree(self.root)
+
+    def add(self, a, b, version=None):
+        status, body = infer(self.server, "add", {"inputs": [
+            {"name": "a", "shape": [], "datatype": "INT32", "data": [a]},
+            {"name": "b", "shape": [], "datatype": "INT32", "data": [b]}]}, version)
+        return status, body["outputs"][0]["data"][0] if status == 200 else body
+
+    def test_versions_policy_and_the_repository_extension(self):
+        os.makedirs(os.path.join(self.root, "add", "2"))
+        shutil.copy(ADD_V2, os.path.join(self.root, "add", "2", "model.bef"))
+        config = dict(MODELS["add"][1], entry_function="add",
+                      version_policy={"all": {}})
+        with open(os.path.join(self.root, "add", "config.json"), "w") as f:
+            json.dump(config, f)
+        self.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + self.root)
+        self.assertEqual(self.add(1, 2), (200, 1003))  # the highest version
+        self.assertEqual(self.add(1, 2, version=1), (200, 3))
+        self.assertEqual(self.add(1, 2, version=2), (200, 1003))
+        status, body = self.server.request("GET", "/v2/models/add")
+        self.assertEqual(body["versions"], ["1", "2"])
+
+        status, index = self.server.request("POST", "/v2/repository/index")
+        self.assertEqual(status, 200)
+        states = {(e["name"], e.get("version")): e["state"] for e in index}
+        self.assertEqual(states[("add", "2")], "READY")
+        self.assertEqual(self.server.request("POST", "/v2/repository/models/add/unload"), (200, ""))
+        status, _ = self.server.request("GET", "/v2/models/add/ready")
+        self.assertGreaterEqual(status, 400)
+        self.assertGreaterEqual(self.add(1, 2)[0], 400)
+        self.assertEqual(self.server.request("POST", "/v2/repository/models/add/load"), (200, ""))
+        self.assertEqual(self.add(1, 2), (200, 1003))
+        status, answer = self.server.request("POST", "/v2/repository/models/none/load")
+        self.assertEqual(status, 404, answer)
+
+    def test_reloads_drop_no_request_and_bad_files_replace_nothing(self):
+        self.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + self.root,
+                                             "--repository_poll_secs=0.2", "--threads=8")
+        iterations = 0
+        start = time.monotonic()
+        infer(self.server, "spin", {"inputs": [
+            {"name": "input_0", "shape": [], "datatype": "INT32", "data": [200000]}]})
+        iterations = min(2 ** 31 - 1, int(400000 / max(time.monotonic() - start, 1e-3)))  # ~2 s
+        answers = []
+
+        def slow():
+            answers.append(infer(self.server, "spin", {"inputs": [
+                {"name": "input_0", "shape": [], "datatype": "INT32", "data": [iterations]}]}))
+        thread = threading.Thread(target=slow)
+        thread.start()
+        time.sleep(0.2)
+        # Replace the running version's model: a new version, then the old
+        # version's directory goes away while the request runs on it.
+        os.makedirs(os.path.join(self.root, "spin", "2"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "spin", "2", "model.bef"))
+        shutil.rmtree(os.path.join(self.root, "spin", "1"))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            status, body = self.server.request("GET", "/v2/models/spin")
+            if status == 200 and body["versions"] == ["2"]:
+                break
+            time.sleep(0.05)
+        self.assertEqual(body["versions"], ["2"])
+        self.assertTrue(thread.is_alive())  # version 1 was swapped out under the request
+        thread.join(timeout=60)
+        self.assertEqual(len(answers), 1)
+        self.assertEqual(answers[0][0], 200, answers)
+        self.assertEqual(answers[0][1]["model_version"], "1")  # finished where it started
+
+        # A version 3 that is not BEF: reported, and version 2 keeps serving.
+        os.makedirs(os.path.join(self.root, "spin", "3"))
+        with open(os.path.join(self.root, "spin", "3", "model.bef"), "wb") as f:
+            f.write(b"not a BEF file at all")
+        deadline = time.monotonic() + 10
+        state = None
+        while time.monotonic() < deadline:
+            _, index = self.server.request("POST", "/v2/repository/index")
+            state = {(e["name"], e.get("version")): e for e in index}.get(("spin", "3"))
+            if state and state["state"] == "UNAVAILABLE":
+                break
+            time.sleep(0.05)
+        self.assertEqual(state["state"], "UNAVAILABLE", state)
+        self.assertTrue(state["reason"], state)
+        status, body = infer(self.server, "spin", {"inputs": [
+            {"name": "input_0", "shape": [], "datatype": "INT32", "data": [5]}]})
+        self.assertEqual((status, body["model_version"]), (200, "2"))
+        code, out, err, _ = self.server.stop()
+        self.assertEqual(code, 0, err)
+
+    def test_single_file_form_serves_its_main_or_only_function(self):
+        directory = tempfile.mkdtemp()
+        try:
+            path = os.path.join(directory, "adder.bef")
+            shutil.copy(ADD_V2, path)  # one function: `add`
+            self.server = serving_testlib.Server(BEF_SERVE, path)
+            status, body = self.server.request("GET", "/v2/models/adder")
+            self.assertEqual((status, body["versions"]), (200, ["1"]))
+            status, body = infer(self.server, "adder", {"inputs": [
+                {"name": "input_0", "shape": [], "datatype": "INT32", "data": [1]},
+                {"name": "input_1", "shape": [], "datatype": "INT32", "data": [2]}]})
+            self.assertEqual((status, body["outputs"][0]["data"]), (200, [1003]))
+            # The /v1/ API of the single-file form stays.
+            self.assertEqual(self.server.run("add", {"args": [1, 2]}), (200, {"results": [1003]}))
+        finally:
+            shutil.rmtree(directory)
+
+
+if __name__ == "__main__":
+    BEF_SERVE, PROGRAM, ADD_V2 = sys.argv[1], sys.argv[2], sys.argv[3]
+    unittest.main(argv=[sys.argv[0], "-v"])

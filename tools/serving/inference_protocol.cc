@@ -1,0 +1,508 @@
+#include "tools/serving/inference_protocol.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/format/bef_encoding.h"
+#include "bef/tensor/dense_host_tensor.h"
+#include "bef/tensor/sparse_and_string_tensors.h"
+#include "tools/serving/json_codec.h"
+
+namespace bef::serving {
+namespace {
+
+struct DatatypeEntry {
+  ProtocolDatatype datatype;
+  std::string_view codec_name;  // json_codec's dtype name
+};
+constexpr DatatypeEntry kDatatypes[] = {
+    {{"BOOL", false, DType::kI1}, "i1"},     {{"INT8", false, DType::kI8}, "i8"},
+    {{"INT32", false, DType::kI32}, "i32"},  {{"INT64", false, DType::kI64}, "i64"},
+    {{"UINT8", false, DType::kUI8}, "ui8"},  {{"UINT32", false, DType::kUI32}, "ui32"},
+    {{"UINT64", false, DType::kUI64}, "ui64"}, {{"FP32", false, DType::kF32}, "f32"},
+    {{"FP64", false, DType::kF64}, "f64"},   {{"BYTES", true, DType::kI1}, "string"},
+};
+
+const DatatypeEntry* FindEntry(std::string_view name) {
+  for (const DatatypeEntry& entry : kDatatypes) {
+    if (entry.datatype.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+const DatatypeEntry* EntryOf(DType dtype) {
+  for (const DatatypeEntry& entry : kDatatypes) {
+    if (!entry.datatype.bytes && entry.datatype.dtype == dtype) return &entry;
+  }
+  return nullptr;
+}
+
+absl::Status Refuse(std::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
+}
+
+// Appends the leaves of a (possibly nested) JSON array, in order.
+absl::Status Flatten(Json& value, Json& flat, const std::string& what, int depth = 0) {
+  if (!value.is_array()) {
+    flat.push_back(std::move(value));
+    return absl::OkStatus();
+  }
+  if (depth > 32) return Refuse(what + " data is nested too deeply");
+  for (Json& element : value) {
+    absl::Status status = Flatten(element, flat, what, depth + 1);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ElementCount(const std::vector<int64_t>& shape, const std::string& what) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0) return Refuse(what + " shape has a negative dimension");
+    if (__builtin_mul_overflow(count, dim, &count)) return Refuse(what + " shape is too large");
+  }
+  return count;
+}
+
+// Strings from the raw BYTES layout: 4-byte little-endian length, bytes.
+absl::StatusOr<std::vector<std::string>> RawStrings(std::string_view raw, int64_t count,
+                                                    const std::string& what) {
+  std::vector<std::string> strings;
+  while (!raw.empty()) {
+    uint32_t length;
+    if (raw.size() < 4) return Refuse(what + " raw BYTES end inside a length");
+    std::memcpy(&length, raw.data(), 4);
+    raw.remove_prefix(4);
+    if (raw.size() < length) return Refuse(what + " raw BYTES end inside an element");
+    strings.emplace_back(raw.substr(0, length));
+    raw.remove_prefix(length);
+    if (static_cast<int64_t>(strings.size()) > count) break;
+  }
+  if (static_cast<int64_t>(strings.size()) != count) {
+    return Refuse(absl::StrCat(what, " has ", strings.size(), " BYTES elements, its shape needs ",
+                               count));
+  }
+  return strings;
+}
+
+template <typename T>
+RCReference<AsyncValue> ScalarFromRaw(std::string_view raw) {
+  T value;
+  std::memcpy(&value, raw.data(), sizeof(T));
+  return MakeAvailableAsyncValueRef<T>(value).ReleaseRCRef();
+}
+
+absl::StatusOr<RCReference<AsyncValue>> ScalarFromRaw(const ProtocolDatatype& datatype,
+                                                      std::string_view raw,
+                                                      const std::string& what) {
+  if (datatype.bytes) {
+    absl::StatusOr<std::vector<std::string>> strings = RawStrings(raw, 1, what);
+    if (!strings.ok()) return strings.status();
+    return MakeAvailableAsyncValueRef<std::string>(std::move((*strings)[0])).ReleaseRCRef();
+  }
+  if (raw.size() != DTypeSize(datatype.dtype)) {
+    return Refuse(absl::StrCat(what, " has ", raw.size(), " bytes; one ", std::string(datatype.name),
+                               " is ", DTypeSize(datatype.dtype)));
+  }
+  switch (datatype.dtype) {
+    case DType::kI1:
+      if (static_cast<uint8_t>(raw[0]) > 1) return Refuse(what + " BOOL bytes must be 0 or 1");
+      return ScalarFromRaw<bool>(raw);
+    case DType::kI8: return ScalarFromRaw<int8_t>(raw);
+    case DType::kI32: return ScalarFromRaw<int32_t>(raw);
+    case DType::kI64: return ScalarFromRaw<int64_t>(raw);
+    case DType::kUI8: return ScalarFromRaw<uint8_t>(raw);
+    case DType::kUI32: return ScalarFromRaw<uint32_t>(raw);
+    case DType::kUI64: return ScalarFromRaw<uint64_t>(raw);
+    case DType::kF32: return ScalarFromRaw<float>(raw);
+    case DType::kF64: return ScalarFromRaw<double>(raw);
+    default: return Refuse(what + " has an unsupported datatype");
+  }
+}
+
+absl::StatusOr<RCReference<AsyncValue>> TensorFromRaw(const ProtocolDatatype& datatype,
+                                                      const InputTensor& input, int64_t count,
+                                                      HostAllocator* allocator,
+                                                      const std::string& what) {
+  TensorShape shape(input.shape);
+  if (datatype.bytes) {
+    absl::StatusOr<std::vector<std::string>> strings = RawStrings(input.raw, count, what);
+    if (!strings.ok()) return strings.status();
+    return MakeAvailableAsyncValueRef<StringHostTensor>(std::move(shape), std::move(*strings))
+        .ReleaseRCRef();
+  }
+  size_t element = DTypeSize(datatype.dtype);
+  if (input.raw.size() != static_cast<uint64_t>(count) * element) {
+    return Refuse(absl::StrCat(what, " has ", input.raw.size(), " bytes; its shape and ",
+                               std::string(datatype.name), " need ", static_cast<uint64_t>(count) * element));
+  }
+  if (datatype.dtype == DType::kI1) {
+    for (char byte : input.raw) {
+      if (static_cast<uint8_t>(byte) > 1) return Refuse(what + " BOOL bytes must be 0 or 1");
+    }
+  }
+  RCReference<HostBuffer> buffer;
+  if (input.raw_owner && reinterpret_cast<uintptr_t>(input.raw.data()) % element == 0) {
+    // Zero copy: the tensor views the request's bytes and keeps them alive.
+    buffer = HostBuffer::View(input.raw.data(), input.raw.size(), input.raw_owner);
+  } else {
+    buffer = DenseHostTensor::AllocateBuffer(allocator, datatype.dtype, shape);
+    if (!buffer) return Refuse(what + " cannot be allocated");
+    std::memcpy(buffer->data(), input.raw.data(), input.raw.size());
+  }
+  return MakeAvailableAsyncValueRef<DenseHostTensor>(datatype.dtype, std::move(shape),
+                                                     std::move(buffer))
+      .ReleaseRCRef();
+}
+
+Json NumberJson(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+template <typename T>
+void AppendElements(std::string_view raw, Json& data) {
+  size_t count = raw.size() / sizeof(T);
+  for (size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+    if constexpr (std::is_floating_point_v<T>) {
+      data.push_back(NumberJson(value));
+    } else {
+      data.push_back(value);
+    }
+  }
+}
+
+Json DataJson(const OutputTensor& output) {
+  Json data = Json::array();
+  if (output.datatype == "BYTES") {
+    for (const std::string& element : output.strings) data.push_back(element);
+    return data;
+  }
+  const DatatypeEntry* entry = FindEntry(output.datatype);
+  switch (entry->datatype.dtype) {
+    case DType::kI1: AppendElements<bool>(output.raw, data); break;
+    case DType::kI8: AppendElements<int8_t>(output.raw, data); break;
+    case DType::kI32: AppendElements<int32_t>(output.raw, data); break;
+    case DType::kI64: AppendElements<int64_t>(output.raw, data); break;
+    case DType::kUI8: AppendElements<uint8_t>(output.raw, data); break;
+    case DType::kUI32: AppendElements<uint32_t>(output.raw, data); break;
+    case DType::kUI64: AppendElements<uint64_t>(output.raw, data); break;
+    case DType::kF32: AppendElements<float>(output.raw, data); break;
+    case DType::kF64: AppendElements<double>(output.raw, data); break;
+    default: break;
+  }
+  return data;
+}
+
+void AppendRaw(const OutputTensor& output, std::string* bytes) {
+  if (output.datatype != "BYTES") {
+    bytes->append(output.raw);
+    return;
+  }
+  for (const std::string& element : output.strings) {
+    uint32_t length = static_cast<uint32_t>(element.size());
+    bytes->append(reinterpret_cast<const char*>(&length), 4);
+    bytes->append(element);
+  }
+}
+
+template <typename T>
+std::string_view BytesOf(AsyncValue* value) {
+  return std::string_view(reinterpret_cast<const char*>(&value->get<T>()), sizeof(T));
+}
+
+}  // namespace
+
+const ProtocolDatatype* FindDatatype(std::string_view name) {
+  const DatatypeEntry* entry = FindEntry(name);
+  return entry == nullptr ? nullptr : &entry->datatype;
+}
+
+absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
+                                                    const InputTensor& input,
+                                                    HostAllocator* allocator) {
+  std::string what = absl::StrCat("input '", input.name, "'");
+  const DatatypeEntry* entry = FindEntry(input.datatype);
+  if (entry == nullptr) {
+    return Refuse(absl::StrCat(what, " has datatype '", input.datatype,
+                               "', which this server does not take (BOOL, INT8, INT32, INT64, "
+                               "UINT8, UINT32, UINT64, FP32, FP64, BYTES)"));
+  }
+  if (!spec.datatype.empty() && spec.datatype != input.datatype) {
+    return Refuse(absl::StrCat(what, " has datatype ", input.datatype, "; the model takes ",
+                               spec.datatype));
+  }
+  absl::StatusOr<int64_t> count = ElementCount(input.shape, what);
+  if (!count.ok()) return count.status();
+  bool scalar = spec.bef_type != "!tfrt_tensor.tensor";
+  if (scalar && *count != 1) {
+    return Refuse(absl::StrCat(what, " is a scalar (shape []); the request's shape has ", *count,
+                               " elements"));
+  }
+  if (!scalar && !(spec.shape.size() == 1 && spec.shape[0] == -1)) {
+    bool fits = spec.shape.size() == input.shape.size();
+    for (size_t i = 0; fits && i < spec.shape.size(); ++i) {
+      fits = spec.shape[i] == -1 || spec.shape[i] == input.shape[i];
+    }
+    if (!fits) return Refuse(absl::StrCat(what, " has a shape the model does not take"));
+  }
+  if (input.json_data == nullptr) {
+    if (scalar) return ScalarFromRaw(entry->datatype, input.raw, what);
+    return TensorFromRaw(entry->datatype, input, *count, allocator, what);
+  }
+  Json& data = *const_cast<Json*>(static_cast<const Json*>(input.json_data));
+  Json flat = Json::array();
+  absl::Status flattened = Flatten(data, flat, what);
+  if (!flattened.ok()) return flattened;
+  if (static_cast<int64_t>(flat.size()) != *count) {
+    return Refuse(absl::StrCat(what, " has ", flat.size(), " data elements, its shape needs ",
+                               *count));
+  }
+  if (scalar) return ArgumentFromJson(spec.bef_type, flat[0], allocator, what);
+  Json tensor = {{"dtype", entry->codec_name}, {"shape", input.shape}, {"values", std::move(flat)}};
+  return ArgumentFromJson(spec.bef_type, tensor, allocator, what);
+}
+
+absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<AsyncValue> value) {
+  OutputTensor output;
+  output.name = spec.name;
+  AsyncValue* v = value.get();
+  if (v->IsType<DenseHostTensor>()) {
+    const DenseHostTensor& tensor = v->get<DenseHostTensor>();
+    const DatatypeEntry* entry = EntryOf(tensor.dtype());
+    if (entry == nullptr) {
+      return absl::UnimplementedError(absl::StrCat("output '", spec.name,
+                                                   "' is a tensor of a dtype the protocol "
+                                                   "cannot carry"));
+    }
+    output.datatype = std::string(entry->datatype.name);
+    output.shape = tensor.shape().dims();
+    output.raw = std::string_view(static_cast<const char*>(tensor.data()), tensor.DataSize());
+  } else if (v->IsType<StringHostTensor>()) {
+    const StringHostTensor& tensor = v->get<StringHostTensor>();
+    output.datatype = "BYTES";
+    output.shape = tensor.shape().dims();
+    output.strings = tensor.values();
+  } else if (v->IsType<std::string>()) {
+    output.datatype = "BYTES";
+    output.strings = {v->get<std::string>()};
+  } else if (v->IsType<bool>()) {
+    output.datatype = "BOOL", output.raw = BytesOf<bool>(v);
+  } else if (v->IsType<int8_t>()) {
+    output.datatype = "INT8", output.raw = BytesOf<int8_t>(v);
+  } else if (v->IsType<int32_t>()) {
+    output.datatype = "INT32", output.raw = BytesOf<int32_t>(v);
+  } else if (v->IsType<int64_t>()) {
+    output.datatype = "INT64", output.raw = BytesOf<int64_t>(v);
+  } else if (v->IsType<uint8_t>()) {
+    output.datatype = "UINT8", output.raw = BytesOf<uint8_t>(v);
+  } else if (v->IsType<uint32_t>()) {
+    output.datatype = "UINT32", output.raw = BytesOf<uint32_t>(v);
+  } else if (v->IsType<uint64_t>()) {
+    output.datatype = "UINT64", output.raw = BytesOf<uint64_t>(v);
+  } else if (v->IsType<float>()) {
+    output.datatype = "FP32", output.raw = BytesOf<float>(v);
+  } else if (v->IsType<double>()) {
+    output.datatype = "FP64", output.raw = BytesOf<double>(v);
+  } else {
+    return absl::UnimplementedError(absl::StrCat("output '", spec.name, "' of type ",
+                                                 spec.bef_type, " has no protocol form"));
+  }
+  output.value = std::move(value);
+  return output;
+}
+
+absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model,
+                                                        std::shared_ptr<const std::string> body,
+                                                        std::optional<size_t> json_length,
+                                                        HostAllocator* allocator) {
+  size_t header_size = json_length.value_or(body->size());
+  if (header_size > body->size()) {
+    return Refuse("Inference-Header-Content-Length is larger than the body");
+  }
+  absl::StatusOr<Json> parsed = ParseJsonLimited(std::string_view(*body).substr(0, header_size));
+  if (!parsed.ok()) return parsed.status();
+  Json& request = *parsed;
+  if (!request.is_object()) return Refuse("the body must be a JSON object with \"inputs\"");
+  std::string_view binary = std::string_view(*body).substr(header_size);
+
+  HttpInferRequest decoded;
+  bool binary_outputs = false;
+  if (request.contains("id")) {
+    if (!request["id"].is_string()) return Refuse("\"id\" must be a string");
+    decoded.id = request["id"].get<std::string>();
+    decoded.has_id = true;
+  }
+  if (request.contains("parameters")) {
+    Json& parameters = request["parameters"];
+    if (!parameters.is_object()) return Refuse("\"parameters\" must be an object");
+    if (parameters.contains("timeout_ms")) {
+      Json& timeout = parameters["timeout_ms"];
+      if (!timeout.is_number() || timeout.is_boolean() || !(timeout.get<double>() > 0)) {
+        return Refuse("parameter \"timeout_ms\" must be a positive number");
+      }
+      decoded.timeout = absl::Milliseconds(timeout.get<double>());
+    }
+    if (parameters.contains("binary_data_output")) {
+      if (!parameters["binary_data_output"].is_boolean()) {
+        return Refuse("parameter \"binary_data_output\" must be true or false");
+      }
+      binary_outputs = parameters["binary_data_output"].get<bool>();
+    }
+  }
+  if (!request.contains("inputs") || !request["inputs"].is_array()) {
+    return Refuse("\"inputs\" must be an array");
+  }
+  const std::vector<TensorSpec>& specs = model.inputs();
+  decoded.inputs.resize(specs.size());
+  size_t binary_offset = 0;
+  for (Json& input_json : request["inputs"]) {
+    if (!input_json.is_object() || !input_json.contains("name") ||
+        !input_json["name"].is_string() || !input_json.contains("datatype") ||
+        !input_json["datatype"].is_string() || !input_json.contains("shape") ||
+        !input_json["shape"].is_array()) {
+      return Refuse("each input needs \"name\", \"datatype\" and \"shape\"");
+    }
+    InputTensor input;
+    input.name = input_json["name"].get<std::string>();
+    input.datatype = input_json["datatype"].get<std::string>();
+    for (const Json& dim : input_json["shape"]) {
+      if (!dim.is_number_integer()) return Refuse("shapes are arrays of integers");
+      input.shape.push_back(dim.get<int64_t>());
+    }
+    size_t index = 0;
+    while (index < specs.size() && specs[index].name != input.name) ++index;
+    if (index == specs.size()) {
+      return Refuse(absl::StrCat("model '", model.name(), "' has no input '", input.name, "'"));
+    }
+    if (decoded.inputs[index]) return Refuse(absl::StrCat("input '", input.name, "' given twice"));
+    std::optional<uint64_t> binary_size;
+    if (input_json.contains("parameters") && input_json["parameters"].is_object() &&
+        input_json["parameters"].contains("binary_data_size")) {
+      const Json& size = input_json["parameters"]["binary_data_size"];
+      if (!size.is_number_unsigned()) return Refuse("\"binary_data_size\" must be a size");
+      binary_size = size.get<uint64_t>();
+    }
+    if (binary_size) {
+      if (input_json.contains("data")) {
+        return Refuse(absl::StrCat("input '", input.name, "' has both data and binary data"));
+      }
+      if (*binary_size > binary.size() - binary_offset) {
+        return Refuse(absl::StrCat("input '", input.name,
+                                   "' has more binary data than the body holds"));
+      }
+      input.raw = binary.substr(binary_offset, *binary_size);
+      input.raw_owner = body;
+      binary_offset += *binary_size;
+    } else {
+      if (!input_json.contains("data")) {
+        return Refuse(absl::StrCat("input '", input.name, "' has no data"));
+      }
+      input.json_data = &input_json["data"];
+    }
+    absl::StatusOr<RCReference<AsyncValue>> value = DecodeInput(specs[index], input, allocator);
+    if (!value.ok()) return value.status();
+    decoded.inputs[index] = std::move(*value);
+  }
+  if (binary_offset != binary.size()) {
+    return Refuse("the body has binary data no input claims");
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!decoded.inputs[i]) return Refuse(absl::StrCat("missing input '", specs[i].name, "'"));
+  }
+  const std::vector<TensorSpec>& outputs = model.outputs();
+  if (request.contains("outputs")) {
+    if (!request["outputs"].is_array()) return Refuse("\"outputs\" must be an array");
+    for (const Json& output : request["outputs"]) {
+      if (!output.is_object() || !output.contains("name") || !output["name"].is_string()) {
+        return Refuse("each requested output needs a \"name\"");
+      }
+      std::string name = output["name"].get<std::string>();
+      size_t index = 0;
+      while (index < outputs.size() && outputs[index].name != name) ++index;
+      if (index == outputs.size()) {
+        return Refuse(absl::StrCat("model '", model.name(), "' has no output '", name, "'"));
+      }
+      bool binary_output = binary_outputs;
+      if (output.contains("parameters") && output["parameters"].is_object() &&
+          output["parameters"].contains("binary_data")) {
+        if (!output["parameters"]["binary_data"].is_boolean()) {
+          return Refuse("parameter \"binary_data\" must be true or false");
+        }
+        binary_output = output["parameters"]["binary_data"].get<bool>();
+      }
+      decoded.outputs.push_back(index);
+      decoded.binary_outputs.push_back(binary_output);
+    }
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      decoded.outputs.push_back(i);
+      decoded.binary_outputs.push_back(binary_outputs);
+    }
+  }
+  return decoded;
+}
+
+absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
+    const LoadedModel& model, const HttpInferRequest& request,
+    std::vector<RCReference<AsyncValue>> outputs) {
+  Json response = {{"model_name", model.name()},
+                   {"model_version", std::to_string(model.version())}};
+  if (request.has_id) response["id"] = request.id;
+  Json outputs_json = Json::array();
+  std::string binary;
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    size_t index = request.outputs[i];
+    absl::StatusOr<OutputTensor> output =
+        DescribeOutput(model.outputs()[index], outputs[index].CopyRef());
+    if (!output.ok()) return output.status();
+    Json entry = {{"name", output->name}, {"datatype", output->datatype},
+                  {"shape", output->shape}};
+    if (request.binary_outputs[i]) {
+      size_t before = binary.size();
+      AppendRaw(*output, &binary);
+      entry["parameters"] = {{"binary_data_size", binary.size() - before}};
+    } else {
+      entry["data"] = DataJson(*output);
+    }
+    outputs_json.push_back(std::move(entry));
+  }
+  response["outputs"] = std::move(outputs_json);
+  HttpInferResponse encoded;
+  encoded.body = DumpJson(response);
+  if (!binary.empty() || std::find(request.binary_outputs.begin(), request.binary_outputs.end(),
+                                   true) != request.binary_outputs.end()) {
+    encoded.json_length = encoded.body.size();
+    encoded.body += binary;
+  }
+  return encoded;
+}
+
+std::string ModelMetadataJson(const LoadedModel& model, const std::vector<int64_t>& versions) {
+  auto tensors = [](const std::vector<TensorSpec>& specs) {
+    Json list = Json::array();
+    for (const TensorSpec& spec : specs) {
+      list.push_back({{"name", spec.name}, {"datatype", spec.datatype}, {"shape", spec.shape}});
+    }
+    return list;
+  };
+  Json version_names = Json::array();
+  for (int64_t version : versions) version_names.push_back(std::to_string(version));
+  return DumpJson(Json{{"name", model.name()},
+                       {"versions", std::move(version_names)},
+                       {"platform", "bef"},
+                       {"inputs", tensors(model.inputs())},
+                       {"outputs", tensors(model.outputs())}});
+}
+
+std::string ProtocolErrorJson(std::string_view message) {
+  return DumpJson(Json{{"error", std::string(message)}});
+}
+
+}  // namespace bef::serving

@@ -1,0 +1,110 @@
+// The Open Inference Protocol's (KServe V2) JSON and binary forms for the
+// models of a ModelRepository (../shared/spec/open-inference-protocol.md,
+// docs/serving.md "Open Inference Protocol").
+//
+// Inputs: `data` (flat or nested, row-major) or, with the binary tensor
+// data extension, `"parameters": {"binary_data_size": B}` and B bytes after
+// the JSON header (raw little-endian elements; BYTES as 4-byte length +
+// bytes). A binary dense input whose bytes are aligned for its datatype is
+// not copied: the tensor views the request body, which it keeps alive.
+// Outputs: every output unless `outputs` names some; binary when asked
+// (`"binary_data": true` on the output, or `"binary_data_output": true` on
+// the request).
+//
+// Every refusal is an absl::Status (INVALID_ARGUMENT for the client's
+// mistakes), never an exception.
+#ifndef BEF_TOOLS_SERVING_INFERENCE_PROTOCOL_H_
+#define BEF_TOOLS_SERVING_INFERENCE_PROTOCOL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "bef/async/async_value.h"
+#include "bef/async/rc_reference.h"
+#include "bef/host/host_allocator.h"
+#include "tools/serving/model_repository.h"
+
+namespace bef::serving {
+
+// A datatype of the protocol as the runtime holds it.
+struct ProtocolDatatype {
+  std::string_view name;  // "FP32"
+  bool bytes;             // BYTES: strings
+  DType dtype;            // otherwise
+};
+// Null for a datatype the runtime has no tensors of (FP16, INT16, ...).
+const ProtocolDatatype* FindDatatype(std::string_view name);
+
+// An input value before decoding: what protocol front ends (HTTP JSON,
+// binary, gRPC) hand to DecodeInput.
+struct InputTensor {
+  std::string name;
+  std::string datatype;
+  std::vector<int64_t> shape;
+  // Exactly one of:
+  const void* json_data = nullptr;   // a nlohmann::json array (flat or nested)
+  std::string_view raw;              // raw bytes (binary extension, gRPC raw)
+  std::shared_ptr<const void> raw_owner;  // keeps `raw` alive (zero-copy views)
+};
+
+// The value of `input` for `spec`, checked against it.
+absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
+                                                    const InputTensor& input,
+                                                    HostAllocator* allocator);
+
+// An output value in the protocol's terms.
+struct OutputTensor {
+  std::string name;
+  std::string datatype;
+  std::vector<int64_t> shape;
+  // Dense elements (row-major, little-endian) or BYTES strings.
+  std::string_view raw;          // dense: the tensor's bytes (valid while `value` lives)
+  std::vector<std::string> strings;
+  RCReference<AsyncValue> value;  // keeps `raw` alive
+};
+absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<AsyncValue> value);
+
+// --- HTTP/REST (JSON + binary tensor data) ---
+
+struct HttpInferRequest {
+  std::string id;
+  bool has_id = false;
+  std::vector<RCReference<AsyncValue>> inputs;  // in model.inputs() order
+  std::vector<size_t> outputs;                  // indices into model.outputs()
+  std::vector<bool> binary_outputs;             // per entry of `outputs`
+  std::optional<absl::Duration> timeout;        // parameters.timeout_ms
+};
+
+// `body` is the whole request body; `json_length` the value of
+// Inference-Header-Content-Length (nullopt: the body is all JSON). The
+// body is kept alive by inputs that view it.
+absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model,
+                                                        std::shared_ptr<const std::string> body,
+                                                        std::optional<size_t> json_length,
+                                                        HostAllocator* allocator);
+
+// The response body; `json_length` is set when binary outputs follow the
+// JSON (send Inference-Header-Content-Length and application/octet-stream).
+struct HttpInferResponse {
+  std::string body;
+  std::optional<size_t> json_length;
+};
+absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
+    const LoadedModel& model, const HttpInferRequest& request,
+    std::vector<RCReference<AsyncValue>> outputs);
+
+// GET /v2/models/{model}[/versions/{v}] for `model`, with the ready
+// versions.
+std::string ModelMetadataJson(const LoadedModel& model, const std::vector<int64_t>& versions);
+// {"error": message}
+std::string ProtocolErrorJson(std::string_view message);
+
+}  // namespace bef::serving
+
+#endif  // BEF_TOOLS_SERVING_INFERENCE_PROTOCOL_H_

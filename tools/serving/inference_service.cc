@@ -1,0 +1,180 @@
+#include "tools/serving/inference_service.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/serving/inference_protocol.h"
+#include "tools/serving/json_codec.h"
+
+namespace bef::serving {
+namespace {
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+HttpResponse Error(int status, std::string_view message) {
+  return HttpResponse{status, "application/json", ProtocolErrorJson(message), {}};
+}
+
+HttpResponse ErrorOf(const absl::Status& error) {
+  std::string message(error.message());
+  switch (error.code()) {
+    case absl::StatusCode::kNotFound: return Error(404, message);
+    case absl::StatusCode::kUnavailable: return Error(503, message);
+    case absl::StatusCode::kInvalidArgument: return Error(400, message);
+    case absl::StatusCode::kFailedPrecondition: return Error(400, message);
+    case absl::StatusCode::kDeadlineExceeded: return Error(504, message);
+    default: return Error(500, message);
+  }
+}
+
+HttpResponse Empty(int status = 200) { return HttpResponse{status, "text/plain", "", {}}; }
+
+HttpResponse JsonResponse(std::string body) {
+  return HttpResponse{200, "application/json", std::move(body), {}};
+}
+
+}  // namespace
+
+std::vector<Route> InferenceService::Routes() {
+  std::vector<Route> routes;
+  auto add = [&](const char* method, const char* pattern, RouteWork work,
+                 std::function<HttpResponse(HttpRequest&)> handler) {
+    Route route{method, pattern, work, std::move(handler)};
+    if (std::string_view(pattern).ends_with("/infer")) {
+      route.media_types = {"application/json", "application/octet-stream"};
+    } else if (std::string_view(pattern).starts_with("/v2/repository/")) {
+      route.takes_body = false;  // index, load, unload: an optional, ignored body
+    }
+    routes.push_back(std::move(route));
+  };
+  add("GET", "/v2/health/live", RouteWork::kInline, [](HttpRequest&) { return Empty(); });
+  add("GET", "/v2/health/ready", RouteWork::kInline, [this](HttpRequest&) {
+    return repository_->AllReady() ? Empty() : Error(400, "not every model has a ready version");
+  });
+  add("GET", "/v2", RouteWork::kInline, [](HttpRequest&) {
+    return JsonResponse(DumpJson(Json{{"name", "bef_serve"},
+                                      {"version", "1"},
+                                      {"extensions", {"binary_tensor_data", "model_repository"}}}));
+  });
+  add("GET", "/v2/models/*", RouteWork::kInline,
+      [this](HttpRequest& request) { return Metadata(request.captures[0], ""); });
+  add("GET", "/v2/models/*/versions/*", RouteWork::kInline, [this](HttpRequest& request) {
+    return Metadata(request.captures[0], request.captures[1]);
+  });
+  add("GET", "/v2/models/*/ready", RouteWork::kInline,
+      [this](HttpRequest& request) { return Ready(request.captures[0], ""); });
+  add("GET", "/v2/models/*/versions/*/ready", RouteWork::kInline, [this](HttpRequest& request) {
+    return Ready(request.captures[0], request.captures[1]);
+  });
+  add("POST", "/v2/models/*/infer", RouteWork::kWorker,
+      [this](HttpRequest& request) { return Infer(request, request.captures[0], ""); });
+  add("POST", "/v2/models/*/versions/*/infer", RouteWork::kWorker, [this](HttpRequest& request) {
+    return Infer(request, request.captures[0], request.captures[1]);
+  });
+  add("POST", "/v2/repository/index", RouteWork::kWorker, [this](HttpRequest&) {
+    Json index = Json::array();
+    for (const VersionState& state : repository_->Index()) {
+      Json entry = {{"name", state.model}, {"state", state.state}, {"reason", state.reason}};
+      if (state.version > 0) entry["version"] = std::to_string(state.version);
+      index.push_back(std::move(entry));
+    }
+    return JsonResponse(DumpJson(index));
+  });
+  add("POST", "/v2/repository/models/*/load", RouteWork::kWorker, [this](HttpRequest& request) {
+    absl::Status loaded = repository_->Load(request.captures[0]);
+    return loaded.ok() ? Empty() : ErrorOf(loaded);
+  });
+  add("POST", "/v2/repository/models/*/unload", RouteWork::kWorker,
+      [this](HttpRequest& request) {
+        absl::Status unloaded = repository_->Unload(request.captures[0]);
+        return unloaded.ok() ? Empty() : ErrorOf(unloaded);
+      });
+  return routes;
+}
+
+HttpResponse InferenceService::Metadata(const std::string& model, const std::string& version) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded = repository_->Find(model, version);
+  if (!loaded.ok()) return ErrorOf(loaded.status());
+  return JsonResponse(ModelMetadataJson(**loaded, repository_->ReadyVersions(model)));
+}
+
+HttpResponse InferenceService::Ready(const std::string& model, const std::string& version) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded = repository_->Find(model, version);
+  if (!loaded.ok()) return ErrorOf(loaded.status());
+  return Empty();
+}
+
+HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& model_name,
+                                     const std::string& version) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+      repository_->Find(model_name, version);
+  if (!found.ok()) return ErrorOf(found.status());
+  const LoadedModel& model = **found;
+  ModelMetrics& metrics = model.metrics();
+  int64_t start = NowNanos();
+  metrics.in_flight.fetch_add(1, std::memory_order_relaxed);
+  auto finish = [&](HttpResponse response) {
+    metrics.in_flight.fetch_sub(1, std::memory_order_relaxed);
+    if (response.status == 200) {
+      metrics.success.fetch_add(1, std::memory_order_relaxed);
+      metrics.latency.Observe(NowNanos() - start);
+    } else {
+      metrics.failure.fetch_add(1, std::memory_order_relaxed);
+    }
+    return response;
+  };
+
+  std::optional<size_t> json_length;
+  if (const std::string* header = request.Header("inference-header-content-length")) {
+    size_t length = 0;
+    if (!absl::SimpleAtoi(*header, &length)) {
+      return finish(Error(400, "Inference-Header-Content-Length must be a size"));
+    }
+    json_length = length;
+  }
+  // The body moves into shared ownership: binary inputs view it in place.
+  auto body = std::make_shared<const std::string>(std::move(request.body));
+  absl::StatusOr<HttpInferRequest> decoded =
+      DecodeHttpInferRequest(model, std::move(body), json_length, host_->allocator());
+  if (!decoded.ok()) return finish(ErrorOf(decoded.status()));
+
+  std::optional<absl::Time> deadline;
+  if (decoded->timeout) deadline = absl::Now() + *decoded->timeout;
+  LoadedModel::Outcome outcome = model.Run(std::move(decoded->inputs), deadline);
+  if (!outcome.error.ok()) {
+    std::string message(outcome.error.message());
+    if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
+    int status = outcome.error.code() == absl::StatusCode::kDeadlineExceeded ? 504
+                 : outcome.error.code() == absl::StatusCode::kCancelled       ? 499
+                                                                              : 500;
+    return finish(Error(status, message));
+  }
+  absl::StatusOr<HttpInferResponse> encoded =
+      EncodeHttpInferResponse(model, *decoded, std::move(outcome.outputs));
+  if (!encoded.ok()) return finish(Error(500, std::string(encoded.status().message())));
+  HttpResponse response{200, "application/json", std::move(encoded->body), {}};
+  if (encoded->json_length) {
+    response.content_type = "application/octet-stream";
+    response.headers.emplace_back("Inference-Header-Content-Length",
+                                  std::to_string(*encoded->json_length));
+  }
+  return finish(std::move(response));
+}
+
+std::string InferenceService::MetricsText() const {
+  std::vector<std::shared_ptr<const LoadedModel>> loaded = repository_->Loaded();
+  std::vector<ModelMetricsSample> samples;
+  for (const auto& model : loaded) {
+    samples.push_back({model->name(), model->version(), &model->metrics()});
+  }
+  return ModelMetricsText(samples);
+}
+
+}  // namespace bef::serving

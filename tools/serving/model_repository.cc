@@ -1,0 +1,555 @@
+#include "tools/serving/model_repository.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/support/string_view.h"
+#include "nlohmann/json.hpp"
+
+namespace bef::serving {
+namespace {
+
+using Json = nlohmann::json;
+
+// The protocol's datatype of a scalar BEF type, or null.
+const char* ScalarDatatype(std::string_view type) {
+  static constexpr std::pair<std::string_view, const char*> kScalars[] = {
+      {"i1", "BOOL"},     {"i8", "INT8"},     {"i32", "INT32"},   {"i64", "INT64"},
+      {"ui8", "UINT8"},   {"ui32", "UINT32"}, {"ui64", "UINT64"}, {"f32", "FP32"},
+      {"f64", "FP64"},    {"!tfrt.string", "BYTES"}};
+  for (const auto& [bef_type, datatype] : kScalars) {
+    if (type == bef_type) return datatype;
+  }
+  return nullptr;
+}
+
+constexpr std::string_view kChain = "!tfrt.chain";
+constexpr std::string_view kTensor = "!tfrt_tensor.tensor";
+
+int64_t ModifiedNanos(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return -1;
+  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+}
+
+std::string LocationText(const Location& location) {
+  if (!location.has_value()) return "";
+  DecodedLocation decoded = location.Decode();
+  if (!decoded.is_file_location()) return decoded.description;
+  if (decoded.filename.empty()) return "";
+  return absl::StrCat(decoded.filename, ":", decoded.line, ":", decoded.column);
+}
+
+// Waits until every value is available (from any thread).
+void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
+  struct Latch {
+    std::mutex mutex;
+    std::condition_variable done;
+    size_t pending;
+  };
+  auto latch = std::make_shared<Latch>();
+  latch->pending = values.size();
+  for (const RCReference<AsyncValue>& value : values) {
+    value->AndThen([latch] {
+      std::lock_guard<std::mutex> lock(latch->mutex);
+      if (--latch->pending == 0) latch->done.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(latch->mutex);
+  latch->done.wait(lock, [&] { return latch->pending == 0; });
+}
+
+absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::string& what) {
+  if (!json.is_object()) return absl::InvalidArgumentError(what + " must be an object");
+  ModelConfig::Tensor tensor;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "name" && value.is_string()) {
+      tensor.name = value.get<std::string>();
+    } else if (key == "datatype" && value.is_string()) {
+      tensor.datatype = value.get<std::string>();
+    } else if (key == "shape" && value.is_array()) {
+      std::vector<int64_t> shape;
+      for (const Json& dim : value) {
+        if (!dim.is_number_integer() || dim.get<int64_t>() < -1) {
+          return absl::InvalidArgumentError(what + " shape must be integers >= -1");
+        }
+        shape.push_back(dim.get<int64_t>());
+      }
+      tensor.shape = std::move(shape);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(what, " has a bad field '", key, "'"));
+    }
+  }
+  return tensor;
+}
+
+}  // namespace
+
+// --- ModelConfig ---
+
+absl::StatusOr<ModelConfig> ModelConfig::Parse(std::string_view text) {
+  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return absl::InvalidArgumentError("config.json is not a JSON object");
+  }
+  ModelConfig config;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "entry_function" && value.is_string()) {
+      config.entry_function = value.get<std::string>();
+    } else if ((key == "inputs" || key == "outputs") && value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        absl::StatusOr<Tensor> tensor =
+            TensorConfig(value[i], absl::StrCat("config.json ", key, "[", i, "]"));
+        if (!tensor.ok()) return tensor.status();
+        (key == "inputs" ? config.inputs : config.outputs).push_back(std::move(*tensor));
+      }
+    } else if (key == "version_policy" && value.is_object() && value.size() == 1) {
+      const auto& [kind, body] = *value.items().begin();
+      if (kind == "latest" && body.is_object() && body.contains("num_versions") &&
+          body["num_versions"].is_number_integer() && body["num_versions"].get<int64_t>() > 0) {
+        config.policy = Policy::kLatest;
+        config.latest_versions = body["num_versions"].get<int64_t>();
+      } else if (kind == "all") {
+        config.policy = Policy::kAll;
+      } else if (kind == "specific" && body.is_object() && body.contains("versions") &&
+                 body["versions"].is_array()) {
+        config.policy = Policy::kSpecific;
+        for (const Json& version : body["versions"]) {
+          if (!version.is_number_integer() || version.get<int64_t>() <= 0) {
+            return absl::InvalidArgumentError("config.json: versions are positive integers");
+          }
+          config.specific_versions.push_back(version.get<int64_t>());
+        }
+      } else {
+        return absl::InvalidArgumentError(
+            "config.json: version_policy is {\"latest\": {\"num_versions\": N}}, {\"all\": {}} "
+            "or {\"specific\": {\"versions\": [...]}}");
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("config.json has a bad field '", key, "'"));
+    }
+  }
+  return config;
+}
+
+std::vector<int64_t> ModelConfig::Select(const std::vector<int64_t>& available) const {
+  switch (policy) {
+    case Policy::kAll:
+      return available;
+    case Policy::kLatest: {
+      size_t keep = std::min(available.size(), static_cast<size_t>(latest_versions));
+      return std::vector<int64_t>(available.end() - keep, available.end());
+    }
+    case Policy::kSpecific: {
+      std::vector<int64_t> chosen;
+      for (int64_t version : available) {
+        if (std::find(specific_versions.begin(), specific_versions.end(), version) !=
+            specific_versions.end()) {
+          chosen.push_back(version);
+        }
+      }
+      return chosen;
+    }
+  }
+  return {};
+}
+
+// --- LoadedModel ---
+
+absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host,
+                                                               std::string name,
+                                                               int64_t version,
+                                                               const std::string& path,
+                                                               const ModelConfig& config) {
+  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(host, path);
+  if (!program.ok()) return program.status();
+  std::shared_ptr<LoadedModel> model(new LoadedModel());
+  model->host_ = host;
+  model->name_ = std::move(name);
+  model->version_ = version;
+  model->path_ = path;
+  model->program_ = std::move(*program);
+  model->resources_ = std::make_unique<ResourceContext>();
+  model->metrics_ = std::make_unique<ModelMetrics>();
+
+  const BefProgram& loaded = *model->program_;
+  if (!config.entry_function.empty()) {
+    model->entry_ = loaded.GetFunction(config.entry_function);
+    if (model->entry_ == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("no function '", config.entry_function, "' (config.json's entry_function)"));
+    }
+  } else {
+    model->entry_ = loaded.GetFunction("main");
+    if (model->entry_ == nullptr) {
+      const Function* only = nullptr;
+      int named = 0;
+      for (size_t i = 0; i < loaded.num_functions(); ++i) {
+        const Function* function = loaded.GetFunction(static_cast<uint32_t>(i));
+        if (function != nullptr && !function->name().empty() &&
+            function->kind() != FunctionKind::kSyncBefFunction) {
+          only = function;
+          ++named;
+        }
+      }
+      if (named != 1) {
+        return absl::NotFoundError(
+            "no function 'main' and not exactly one function: name the entry function in "
+            "config.json (\"entry_function\")");
+      }
+      model->entry_ = only;
+    }
+  }
+  if (model->entry_->kind() == FunctionKind::kSyncBefFunction) {
+    return absl::InvalidArgumentError("the entry function is a sync function");
+  }
+
+  auto describe = [](const std::vector<std::string_view>& types,
+                     const std::vector<ModelConfig::Tensor>& configured, const char* prefix,
+                     const char* what, std::vector<TensorSpec>* specs) -> absl::Status {
+    for (size_t i = 0; i < types.size(); ++i) {
+      std::string_view type = types[i];
+      if (type == kChain) continue;
+      TensorSpec spec;
+      spec.position = i;
+      spec.bef_type = std::string(type);
+      size_t index = specs->size();
+      spec.name = absl::StrCat(prefix, index);
+      if (const char* datatype = ScalarDatatype(type)) {
+        spec.datatype = datatype;
+      } else if (type == kTensor) {
+        spec.shape = {-1};
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(what, " ", i, " has type ", ToAbsl(type),
+                                                       ", which the protocol cannot carry"));
+      }
+      if (index < configured.size()) {
+        const ModelConfig::Tensor& config = configured[index];
+        if (!config.name.empty()) spec.name = config.name;
+        if (type == kTensor) {
+          if (!config.datatype.empty()) spec.datatype = config.datatype;
+          if (config.shape) spec.shape = *config.shape;
+        }
+      }
+      specs->push_back(std::move(spec));
+    }
+    if (configured.size() > specs->size()) {
+      return absl::InvalidArgumentError(absl::StrCat("config.json names ", configured.size(), " ",
+                                                     what, "s; the function has ", specs->size()));
+    }
+    return absl::OkStatus();
+  };
+  absl::Status described = describe(model->entry_->argument_types(), config.inputs, "input_",
+                                    "argument", &model->inputs_);
+  if (described.ok()) {
+    described = describe(model->entry_->result_types(), config.outputs, "output_", "result",
+                         &model->outputs_);
+  }
+  if (!described.ok()) return described;
+  return model;
+}
+
+LoadedModel::~LoadedModel() = default;
+
+LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> inputs,
+                                      std::optional<absl::Time> deadline) const {
+  std::vector<RCReference<AsyncValue>> arguments;
+  arguments.reserve(entry_->num_arguments());
+  size_t next_input = 0;
+  for (std::string_view type : entry_->argument_types()) {
+    if (type == kChain) {
+      arguments.push_back(MakeAvailableAsyncValueRef<Chain>().ReleaseRCRef());
+    } else {
+      arguments.push_back(std::move(inputs[next_input++]));
+    }
+  }
+  std::vector<AsyncValue*> argument_values;
+  for (RCReference<AsyncValue>& argument : arguments) argument_values.push_back(argument.get());
+
+  static std::atomic<int64_t> next_request_id{1};
+  RCReference<RequestContext> request =
+      RequestContext::Create(host_, resources_.get(), next_request_id.fetch_add(1));
+  // The request holds this version until its last kernel has run (the
+  // executor keeps the request while any of its work is queued), so an
+  // unload or a reload never frees the program under it.
+  request->SetData<std::shared_ptr<const LoadedModel>>(shared_from_this());
+  if (deadline) request->SetDeadline(*deadline);
+  std::vector<RCReference<AsyncValue>> results(entry_->num_results());
+  {
+    ExecutionContext context(std::move(request));
+    entry_->Execute(context, argument_values, results);
+  }
+  WaitForAll(results);
+
+  Outcome outcome;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i]->IsError()) {
+      const ErrorInfo& error = results[i]->GetErrorInfo();
+      outcome.error = error.status;
+      outcome.location = LocationText(error.location);
+      outcome.outputs.clear();
+      return outcome;
+    }
+    if (entry_->result_types()[i] != kChain) outcome.outputs.push_back(std::move(results[i]));
+  }
+  return outcome;
+}
+
+// --- ModelRepository ---
+
+ModelRepository::ModelRepository(HostContext* host, std::string root)
+    : host_(host), root_(std::move(root)) {}
+
+std::unique_ptr<ModelRepository> ModelRepository::Single(HostContext* host,
+                                                         const std::string& name,
+                                                         const std::string& bef_path) {
+  auto repository = std::make_unique<ModelRepository>(host, "");
+  Version version;
+  version.path = bef_path;
+  version.modified_nanos = ModifiedNanos(bef_path);
+  absl::StatusOr<std::shared_ptr<LoadedModel>> loaded =
+      LoadedModel::Load(host, name, 1, bef_path, ModelConfig());
+  if (loaded.ok()) {
+    version.loaded = std::move(*loaded);
+    version.state = "READY";
+  } else {
+    version.reason = std::string(loaded.status().message());
+  }
+  repository->models_[name].versions.emplace(1, std::move(version));
+  return repository;
+}
+
+void ModelRepository::LoadAll() {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
+    if (entry.is_directory()) Load(entry.path().filename().string()).IgnoreError();
+  }
+}
+
+absl::Status ModelRepository::Load(const std::string& model) {
+  if (root_.empty()) {
+    return absl::FailedPreconditionError("bef_serve serves a single file, not a repository");
+  }
+  if (model.empty() || model.find('/') != std::string::npos || model == "." || model == "..") {
+    return absl::InvalidArgumentError(absl::StrCat("bad model name '", model, "'"));
+  }
+  std::lock_guard<std::mutex> load_lock(load_mutex_);
+  return LoadFrom(model, root_ + "/" + model);
+}
+
+absl::Status ModelRepository::LoadFrom(const std::string& model, const std::string& directory) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) {
+    return absl::NotFoundError(absl::StrCat("no model '", model, "' in the repository"));
+  }
+  ModelConfig config;
+  std::string config_path = directory + "/config.json";
+  absl::Status config_status;
+  if (std::filesystem::exists(config_path, error)) {
+    std::ifstream file(config_path);
+    std::stringstream text;
+    text << file.rdbuf();
+    absl::StatusOr<ModelConfig> parsed = ModelConfig::Parse(text.str());
+    if (parsed.ok()) {
+      config = std::move(*parsed);
+    } else {
+      config_status = parsed.status();
+    }
+  }
+  std::vector<int64_t> available;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    int64_t version = 0;
+    if (entry.is_directory() && absl::SimpleAtoi(entry.path().filename().string(), &version) &&
+        version > 0 && std::filesystem::exists(entry.path() / "model.bef", error)) {
+      available.push_back(version);
+    }
+  }
+  std::sort(available.begin(), available.end());
+  std::vector<int64_t> selected = config.Select(available);
+
+  // Load outside the lock; requests keep running on what is there.
+  std::map<int64_t, Version> next;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = models_.find(model);
+    if (it != models_.end()) next = it->second.versions;
+  }
+  int ready = 0;
+  for (int64_t number : selected) {
+    std::string path = absl::StrCat(directory, "/", number, "/model.bef");
+    int64_t modified = ModifiedNanos(path);
+    Version& version = next[number];
+    if (version.loaded && version.path == path && version.modified_nanos == modified) {
+      ++ready;
+      continue;  // unchanged
+    }
+    absl::StatusOr<std::shared_ptr<LoadedModel>> loaded =
+        config_status.ok() ? LoadedModel::Load(host_, model, number, path, config)
+                           : absl::StatusOr<std::shared_ptr<LoadedModel>>(config_status);
+    if (loaded.ok()) {
+      version.loaded = std::move(*loaded);
+      version.state = "READY";
+      version.reason.clear();
+      version.path = path;
+      version.modified_nanos = modified;
+      ++ready;
+    } else if (version.loaded) {
+      // A working version stays; the index says why the new file was not taken.
+      version.reason = absl::StrCat("kept the loaded file; the new one failed: ",
+                                    loaded.status().message());
+      ++ready;
+    } else {
+      version.state = "UNAVAILABLE";
+      version.reason = std::string(loaded.status().message());
+      version.path = path;
+      version.modified_nanos = modified;
+    }
+  }
+  // Versions no longer selected (or gone) stop being served -- unless no
+  // selected version could be loaded: then the working ones stay (a bad new
+  // file never takes a model down).
+  bool selected_ready = false;
+  for (int64_t number : selected) selected_ready |= next[number].loaded != nullptr;
+  for (auto it = next.begin(); it != next.end();) {
+    bool chosen = std::find(selected.begin(), selected.end(), it->first) != selected.end();
+    if (chosen || (!selected_ready && it->second.loaded &&
+                   std::filesystem::exists(it->second.path, error))) {
+      if (!chosen) it->second.reason = "kept: no newer version loaded";
+      ++it;
+    } else {
+      it = next.erase(it);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Model& entry = models_[model];
+    entry.versions = std::move(next);
+    entry.unloaded = false;
+  }
+  if (!config_status.ok()) return config_status;
+  if (ready == 0 && !selected_ready) {
+    return absl::InvalidArgumentError(
+        selected.empty() ? absl::StrCat("model '", model, "' has no version to serve")
+                         : absl::StrCat("no version of model '", model, "' loaded"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ModelRepository::Unload(const std::string& model) {
+  std::lock_guard<std::mutex> load_lock(load_mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = models_.find(model);
+  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("no model '", model, "'"));
+  for (auto& [number, version] : it->second.versions) {
+    version.loaded.reset();  // requests running keep their reference
+    version.state = "UNAVAILABLE";
+    version.reason = "unloaded";
+  }
+  it->second.unloaded = true;
+  return absl::OkStatus();
+}
+
+void ModelRepository::Poll() {
+  if (root_.empty()) return;
+  std::lock_guard<std::mutex> load_lock(load_mutex_);
+  std::vector<std::string> present;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
+    if (entry.is_directory()) present.push_back(entry.path().filename().string());
+  }
+  for (const std::string& model : present) {
+    bool unloaded;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = models_.find(model);
+      unloaded = it != models_.end() && it->second.unloaded;
+    }
+    if (!unloaded) LoadFrom(model, root_ + "/" + model).IgnoreError();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = models_.begin(); it != models_.end();) {
+    if (std::find(present.begin(), present.end(), it->first) == present.end()) {
+      it = models_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedModel>> ModelRepository::Find(
+    const std::string& model, const std::string& version) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = models_.find(model);
+  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model '", model, "'"));
+  const std::map<int64_t, Version>& versions = it->second.versions;
+  if (version.empty()) {
+    for (auto v = versions.rbegin(); v != versions.rend(); ++v) {
+      if (v->second.loaded) return v->second.loaded;
+    }
+    return absl::UnavailableError(absl::StrCat("model '", model, "' has no ready version"));
+  }
+  int64_t number = 0;
+  auto v = absl::SimpleAtoi(version, &number) ? versions.find(number) : versions.end();
+  if (v == versions.end() || !v->second.loaded) {
+    return absl::NotFoundError(
+        absl::StrCat("model '", model, "' has no ready version '", version, "'"));
+  }
+  return v->second.loaded;
+}
+
+std::vector<int64_t> ModelRepository::ReadyVersions(const std::string& model) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<int64_t> ready;
+  auto it = models_.find(model);
+  if (it == models_.end()) return ready;
+  for (const auto& [number, version] : it->second.versions) {
+    if (version.loaded) ready.push_back(number);
+  }
+  return ready;
+}
+
+std::vector<VersionState> ModelRepository::Index() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<VersionState> index;
+  for (const auto& [name, model] : models_) {
+    if (model.versions.empty()) {
+      index.push_back({name, 0, "UNAVAILABLE", model.unloaded ? "unloaded" : "no version"});
+    }
+    for (const auto& [number, version] : model.versions) {
+      index.push_back({name, number, version.state, version.reason});
+    }
+  }
+  return index;
+}
+
+std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::Loaded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const LoadedModel>> loaded;
+  for (const auto& [name, model] : models_) {
+    for (const auto& [number, version] : model.versions) {
+      if (version.loaded) loaded.push_back(version.loaded);
+    }
+  }
+  return loaded;
+}
+
+bool ModelRepository::AllReady() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [name, model] : models_) {
+    if (model.unloaded) continue;
+    bool ready = false;
+    for (const auto& [number, version] : model.versions) ready |= version.loaded != nullptr;
+    if (!ready) return false;
+  }
+  return true;
+}
+
+}  // namespace bef::serving
