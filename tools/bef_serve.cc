@@ -9,7 +9,7 @@
 //             [--max_concurrent_requests=256] [--max_header_bytes=16384]
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
-//             [--write_timeout_secs=60] [--drain_secs=30] program.bef
+//             [--write_timeout_secs=60] [--drain_secs=30] [--grpc_port=N]
 //
 // Endpoints: /v2/... (serving/inference_service.h), GET /healthz, GET
 // /metrics, and for a single file GET /v1/functions, POST
@@ -33,7 +33,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
 #include "tools/serving/bef_service.h"
+#include "tools/serving/grpc_inference_service.h"
 #include "tools/serving/http_server.h"
 #include "tools/serving/inference_service.h"
 #include "tools/serving/model_repository.h"
@@ -48,6 +50,7 @@ struct ServeOptions {
   std::string input;
   std::string model_name;  // single file: default the file's stem
   std::string model_repository;
+  int grpc_port = -1;  // -1: no gRPC
   absl::Duration repository_poll;  // zero: no polling
 };
 
@@ -57,7 +60,7 @@ struct ServeOptions {
                "[--threads=N] [--io_threads=N] [--max_connections=N] "
                "[--max_concurrent_requests=N] [--max_header_bytes=N] [--max_body_bytes=N] "
                "[--idle_timeout_secs=S] [--header_timeout_secs=S] [--body_timeout_secs=S] "
-               "[--write_timeout_secs=S] [--drain_secs=S] "
+               "[--write_timeout_secs=S] [--drain_secs=S] [--grpc_port=N] "
                "(--model_repository=DIR [--repository_poll_secs=S] | "
                "[--model_name=NAME] program.bef)\n",
                program, problem.c_str(), program);
@@ -118,6 +121,9 @@ ServeOptions ParseOptions(int argc, char** argv) {
       duration(http.write_timeout);
     } else if (name == "drain_secs") {
       duration(options.drain);
+    } else if (name == "grpc_port") {
+      if (!is_number || number < 0 || number > 65535) Usage(argv[0], "bad option " + arg);
+      options.grpc_port = static_cast<int>(number);
     } else if (name == "model_repository") {
       options.model_repository = value;
     } else if (name == "repository_poll_secs") {
@@ -152,30 +158,35 @@ serving::HttpResponse ToHttp(ServiceResponse answer) {
 class Lifecycle {
  public:
   // A stop signal arrived: during the load, exit at once; while serving,
-  // begin the drain.
+  // begin the HTTP drain and shut gRPC down (this thread waits for gRPC's
+  // calls in flight, for at most `drain`).
   void OnStopSignal(absl::Duration drain) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (server_ != nullptr) {
-      server_->Shutdown(drain);
-    } else if (!done_) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (done_) return;
+    if (http_ == nullptr) {
       std::printf("bef_serve: stopped while loading\n");
       std::fflush(stdout);
       _exit(0);
     }
+    http_->Shutdown(drain);
+    grpc::Server* grpc = grpc_;
+    lock.unlock();
+    if (grpc != nullptr) grpc->Shutdown(absl::ToChronoTime(absl::Now() + drain));
   }
-  void Serving(serving::HttpServer* server) {
+  void Serving(serving::HttpServer* http, grpc::Server* grpc) {
     std::lock_guard<std::mutex> lock(mutex_);
-    server_ = server;
+    http_ = http;
+    grpc_ = grpc;
   }
   void Done() {
     std::lock_guard<std::mutex> lock(mutex_);
-    server_ = nullptr;
     done_ = true;
   }
 
  private:
   std::mutex mutex_;
-  serving::HttpServer* server_ = nullptr;
+  serving::HttpServer* http_ = nullptr;
+  grpc::Server* grpc_ = nullptr;
   bool done_ = false;
 };
 
@@ -201,10 +212,16 @@ int Serve(const ServeOptions& options) {
     sigwait(&stop_signals, &signal_number);
     lifecycle.OnStopSignal(options.drain);
   });
-  auto finish = [&](int code) {
+  // Ends the signal thread: wakes it if no signal came; after a signal,
+  // waits for it to finish shutting gRPC down.
+  auto end_signal_thread = [&] {
+    if (!signal_waiter.joinable()) return;
     lifecycle.Done();
-    pthread_kill(signal_waiter.native_handle(), SIGTERM);  // wakes it if no signal came
+    pthread_kill(signal_waiter.native_handle(), SIGTERM);
     signal_waiter.join();
+  };
+  auto finish = [&](int code) {
+    end_signal_thread();
     return code;
   };
 
@@ -275,8 +292,31 @@ int Serve(const ServeOptions& options) {
     std::fprintf(stderr, "bef_serve: %s\n", std::string(port.status().message()).c_str());
     return finish(1);
   }
-  lifecycle.Serving(&server);
+  std::unique_ptr<serving::GrpcInferenceService> grpc_service;
+  std::unique_ptr<grpc::Server> grpc_server;
+  int grpc_port = 0;
+  if (options.grpc_port >= 0) {
+    grpc_service = std::make_unique<serving::GrpcInferenceService>(repository.get(), host->get());
+    grpc::ResourceQuota quota("bef_serve");
+    quota.SetMaxThreads(options.http.worker_threads + 4);
+    grpc::ServerBuilder builder;
+    builder.SetResourceQuota(quota);
+    builder.SetMaxReceiveMessageSize(static_cast<int>(options.http.max_body_bytes));
+    builder.AddListeningPort(absl::StrCat(options.http.host, ":", options.grpc_port),
+                             grpc::InsecureServerCredentials(), &grpc_port);
+    builder.RegisterService(grpc_service.get());
+    grpc_server = builder.BuildAndStart();
+    if (grpc_server == nullptr || grpc_port == 0) {
+      std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s:%d\n", options.http.host.c_str(),
+                   options.grpc_port);
+      return finish(1);
+    }
+  }
+  lifecycle.Serving(&server, grpc_server.get());
   std::printf("bef_serve: listening on http://%s:%d\n", options.http.host.c_str(), *port);
+  if (grpc_server) {
+    std::printf("bef_serve: grpc listening on %s:%d\n", options.http.host.c_str(), grpc_port);
+  }
   std::fflush(stdout);
   // Repository changes are looked for every --repository_poll_secs.
   std::mutex poll_mutex;
@@ -302,6 +342,8 @@ int Serve(const ServeOptions& options) {
     std::fflush(stdout);
     _exit(0);
   }
+  end_signal_thread();  // gRPC has shut down
+  if (grpc_server) grpc_server->Wait();
   if (poller.joinable()) {
     {
       std::lock_guard<std::mutex> lock(poll_mutex);
@@ -315,7 +357,7 @@ int Serve(const ServeOptions& options) {
   repository.reset();
   std::printf("bef_serve: stopped\n");
   std::fflush(stdout);
-  return finish(0);
+  return 0;
 }
 
 }  // namespace

@@ -205,6 +205,108 @@ class ProtocolTest(unittest.TestCase):
         self.assertIn('bef_serve_inference_in_flight{model="add",version="1"} 0', text)
 
 
+class GrpcTest(unittest.TestCase):
+    """The six RPCs of inference.GRPCInferenceService through Python grpcio,
+    with stubs generated from tools/serving/grpc_predict_v2.proto."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp()
+        make_repository(cls.root)
+        cls.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + cls.root,
+                                            "--grpc_port=0")
+        cls.channel = grpc.insecure_channel("127.0.0.1:%d" % cls.server.grpc_port)
+        cls.stub = pb2_grpc.GRPCInferenceServiceStub(cls.channel)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        code, out, err, _ = cls.server.stop()
+        shutil.rmtree(cls.root)
+        assert code == 0 and "bef_serve: stopped" in out, (code, out, err)
+
+    def add_request(self, a, b, raw=False):
+        request = pb2.ModelInferRequest(model_name="add", id="g1")
+        for name, value in (("a", a), ("b", b)):
+            tensor = request.inputs.add(name=name, datatype="INT32", shape=[])
+            if raw:
+                request.raw_input_contents.append(struct.pack("<i", value))
+            else:
+                tensor.contents.int_contents.append(value)
+        return request
+
+    def test_health_and_metadata(self):
+        self.assertTrue(self.stub.ServerLive(pb2.ServerLiveRequest(), timeout=10).live)
+        self.assertTrue(self.stub.ServerReady(pb2.ServerReadyRequest(), timeout=10).ready)
+        self.assertTrue(self.stub.ModelReady(pb2.ModelReadyRequest(name="add"), timeout=10).ready)
+        self.assertFalse(self.stub.ModelReady(pb2.ModelReadyRequest(name="add", version="9"),
+                                              timeout=10).ready)
+        metadata = self.stub.ServerMetadata(pb2.ServerMetadataRequest(), timeout=10)
+        self.assertEqual(metadata.name, "bef_serve")
+        self.assertIn("model_repository", metadata.extensions)
+        model = self.stub.ModelMetadata(pb2.ModelMetadataRequest(name="add"), timeout=10)
+        self.assertEqual((model.name, list(model.versions), model.platform), ("add", ["1"], "bef"))
+        self.assertEqual([(t.name, t.datatype, list(t.shape)) for t in model.inputs],
+                         [("a", "INT32", []), ("b", "INT32", [])])
+
+    def test_infer_typed_and_raw(self):
+        response = self.stub.ModelInfer(self.add_request(40, 2), timeout=10)
+        self.assertEqual((response.model_name, response.model_version, response.id),
+                         ("add", "1", "g1"))
+        self.assertEqual(response.outputs[0].name, "sum")
+        self.assertEqual(list(response.outputs[0].contents.int_contents), [42])
+        response = self.stub.ModelInfer(self.add_request(-5, 2, raw=True), timeout=10)
+        self.assertEqual(struct.unpack("<i", response.raw_output_contents[0]), (-3,))
+        request = pb2.ModelInferRequest(model_name="echo")
+        tensor = request.inputs.add(name="x", datatype="FP64", shape=[2, 2])
+        tensor.contents.fp64_contents.extend([1.0, 2.5, -3.0, 4.0])
+        response = self.stub.ModelInfer(request, timeout=10)
+        self.assertEqual(list(response.outputs[0].shape), [2, 2])
+        self.assertEqual(list(response.outputs[0].contents.fp64_contents), [1.0, 2.5, -3.0, 4.0])
+        request = pb2.ModelInferRequest(model_name="echo")
+        request.inputs.add(name="x", datatype="BYTES", shape=[2])
+        request.raw_input_contents.append(struct.pack("<I", 3) + b"abc" + struct.pack("<I", 1) + b"z")
+        response = self.stub.ModelInfer(request, timeout=10)
+        self.assertEqual(response.raw_output_contents[0],
+                         struct.pack("<I", 3) + b"abc" + struct.pack("<I", 1) + b"z")
+
+    def test_errors_are_statuses(self):
+        def code_of(request, **kwargs):
+            with self.assertRaises(grpc.RpcError) as caught:
+                self.stub.ModelInfer(request, timeout=30, **kwargs)
+            return caught.exception.code(), caught.exception.details()
+        self.assertEqual(code_of(pb2.ModelInferRequest(model_name="nope"))[0],
+                         grpc.StatusCode.NOT_FOUND)
+        request = self.add_request(1, 2)
+        request.inputs[0].datatype = "FP32"
+        self.assertEqual(code_of(request)[0], grpc.StatusCode.INVALID_ARGUMENT)
+        request = pb2.ModelInferRequest(model_name="add")
+        request.inputs.add(name="a", datatype="INT32", shape=[]).contents.int_contents.append(1)
+        code, details = code_of(request)
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("missing input 'b'", details)
+        request = pb2.ModelInferRequest(model_name="fail")
+        request.inputs.add(name="input_0", datatype="INT32", shape=[]).contents.int_contents.append(1)
+        code, details = code_of(request)
+        self.assertEqual(code, grpc.StatusCode.INTERNAL)
+        self.assertRegex(details, r"something bad happened \(at .*serve_test\.mlir:\d+:\d+\)")
+        # The client's deadline (grpc-timeout) cancels the run.
+        request = pb2.ModelInferRequest(model_name="spin")
+        request.inputs.add(name="input_0", datatype="INT32",
+                           shape=[]).contents.int_contents.append(2000000000)
+        start = time.monotonic()
+        with self.assertRaises(grpc.RpcError) as caught:
+            self.stub.ModelInfer(request, timeout=0.2)
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.DEADLINE_EXCEEDED)
+        # ... and so does the timeout_ms parameter.
+        request.parameters["timeout_ms"].int64_param = 50
+        self.assertEqual(code_of(request)[0], grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertLess(time.monotonic() - start, 20)
+        # The server lived through it all.
+        response = self.stub.ModelInfer(self.add_request(1, 1), timeout=10)
+        self.assertEqual(list(response.outputs[0].contents.int_contents), [2])
+
+
 class RepositoryTest(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
@@ -323,4 +425,9 @@ class RepositoryTest(unittest.TestCase):
 
 if __name__ == "__main__":
     BEF_SERVE, PROGRAM, ADD_V2 = sys.argv[1], sys.argv[2], sys.argv[3]
+    # The stubs generated from the .proto, at the runfiles' root.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    import grpc  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2 as pb2  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2_grpc as pb2_grpc  # noqa: E402
     unittest.main(argv=[sys.argv[0], "-v"])

@@ -24,6 +24,13 @@ class Server:
             raise RuntimeError("bef_serve did not start: %r %s" %
                                (line, self.process.stderr.read()))
         self.port = int(line.rsplit(":", 1)[1])
+        self.grpc_port = None
+        if any(flag.startswith("--grpc_port=") for flag in flags):
+            line = self.process.stdout.readline()
+            if "grpc listening on 127.0.0.1:" not in line:
+                self.process.kill()
+                raise RuntimeError("bef_serve did not serve gRPC: %r" % line)
+            self.grpc_port = int(line.rsplit(":", 1)[1])
 
     def connection(self, timeout=30):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)

@@ -1,6 +1,5 @@
 #include "tools/serving/inference_service.h"
 
-#include <chrono>
 #include <memory>
 #include <utility>
 
@@ -11,12 +10,6 @@
 
 namespace bef::serving {
 namespace {
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 HttpResponse Error(int status, std::string_view message) {
   return HttpResponse{status, "application/json", ProtocolErrorJson(message), {}};
@@ -117,17 +110,9 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
       repository_->Find(model_name, version);
   if (!found.ok()) return ErrorOf(found.status());
   const LoadedModel& model = **found;
-  ModelMetrics& metrics = model.metrics();
-  int64_t start = NowNanos();
-  metrics.in_flight.fetch_add(1, std::memory_order_relaxed);
+  InferenceMeter meter(model.metrics());
   auto finish = [&](HttpResponse response) {
-    metrics.in_flight.fetch_sub(1, std::memory_order_relaxed);
-    if (response.status == 200) {
-      metrics.success.fetch_add(1, std::memory_order_relaxed);
-      metrics.latency.Observe(NowNanos() - start);
-    } else {
-      metrics.failure.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (response.status == 200) meter.Succeeded();
     return response;
   };
 

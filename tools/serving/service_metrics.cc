@@ -1,5 +1,7 @@
 #include "tools/serving/service_metrics.h"
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -57,6 +59,31 @@ std::string ServiceMetrics::ToPrometheusText() const {
   Family(&text, "bef_serve_run_latency_seconds", "histogram", "Time to answer a run request.");
   latency.AppendSamples(&text, "bef_serve_run_latency_seconds", "");
   return text;
+}
+
+namespace {
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+InferenceMeter::InferenceMeter(ModelMetrics& metrics)
+    : metrics_(metrics), start_nanos_(NowNanos()) {
+  metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
+}
+
+InferenceMeter::~InferenceMeter() {
+  metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
+  if (succeeded_) {
+    metrics_.success.fetch_add(1, std::memory_order_relaxed);
+    metrics_.latency.Observe(NowNanos() - start_nanos_);
+  } else {
+    metrics_.failure.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 std::string ModelMetricsText(const std::vector<ModelMetricsSample>& samples) {

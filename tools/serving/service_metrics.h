@@ -52,6 +52,23 @@ struct ModelMetrics {
   LatencyHistogram latency;  // successful requests
 };
 
+// Counts one inference request of a model version: in flight while it
+// lives; a success (with its latency) once Succeeded() is called, a failure
+// otherwise.
+class InferenceMeter {
+ public:
+  explicit InferenceMeter(ModelMetrics& metrics);
+  ~InferenceMeter();
+  InferenceMeter(const InferenceMeter&) = delete;
+  InferenceMeter& operator=(const InferenceMeter&) = delete;
+  void Succeeded() { succeeded_ = true; }
+
+ private:
+  ModelMetrics& metrics_;
+  int64_t start_nanos_;
+  bool succeeded_ = false;
+};
+
 // The per-model families (bef_serve_inference_requests_total{model,
 // version,outcome}, bef_serve_inference_in_flight, bef_serve_inference_
 // latency_seconds) for every (model, version, metrics).

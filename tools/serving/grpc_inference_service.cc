@@ -1,0 +1,287 @@
+#include "tools/serving/grpc_inference_service.h"
+
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tools/serving/inference_protocol.h"
+#include "tools/serving/service_metrics.h"
+
+namespace bef::serving {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  // Both follow the canonical codes, number for number.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+grpc::Status Invalid(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
+}
+
+template <typename T, typename Field>
+absl::Status AppendNarrowed(const Field& values, const std::string& what, std::string* raw) {
+  for (auto value : values) {
+    if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " has a value out of range"));
+    }
+    T narrowed = static_cast<T>(value);
+    raw->append(reinterpret_cast<const char*>(&narrowed), sizeof(T));
+  }
+  return absl::OkStatus();
+}
+
+template <typename Field>
+void AppendAll(const Field& values, std::string* raw) {
+  for (auto value : values) raw->append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// Typed `contents` in the raw layout of `datatype`.
+absl::Status ContentsToRaw(const std::string& datatype, const inference::InferTensorContents& c,
+                           const std::string& what, std::string* raw) {
+  if (datatype == "BOOL") {
+    for (bool value : c.bool_contents()) raw->push_back(value ? 1 : 0);
+  } else if (datatype == "INT8") {
+    return AppendNarrowed<int8_t>(c.int_contents(), what, raw);
+  } else if (datatype == "INT32") {
+    AppendAll(c.int_contents(), raw);
+  } else if (datatype == "INT64") {
+    AppendAll(c.int64_contents(), raw);
+  } else if (datatype == "UINT8") {
+    return AppendNarrowed<uint8_t>(c.uint_contents(), what, raw);
+  } else if (datatype == "UINT32") {
+    AppendAll(c.uint_contents(), raw);
+  } else if (datatype == "UINT64") {
+    AppendAll(c.uint64_contents(), raw);
+  } else if (datatype == "FP32") {
+    AppendAll(c.fp32_contents(), raw);
+  } else if (datatype == "FP64") {
+    AppendAll(c.fp64_contents(), raw);
+  } else if (datatype == "BYTES") {
+    for (const std::string& value : c.bytes_contents()) {
+      uint32_t length = static_cast<uint32_t>(value.size());
+      raw->append(reinterpret_cast<const char*>(&length), 4);
+      raw->append(value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T, typename Add>
+void ForEachElement(std::string_view raw, Add add) {
+  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
+    T value;
+    std::memcpy(&value, raw.data() + i, sizeof(T));
+    add(value);
+  }
+}
+
+// An output's elements as typed `contents`.
+void OutputToContents(const OutputTensor& output, inference::InferTensorContents* c) {
+  const std::string& d = output.datatype;
+  std::string_view raw = output.raw;
+  if (d == "BYTES") {
+    for (const std::string& value : output.strings) c->add_bytes_contents(value);
+  } else if (d == "BOOL") {
+    ForEachElement<bool>(raw, [&](bool v) { c->add_bool_contents(v); });
+  } else if (d == "INT8") {
+    ForEachElement<int8_t>(raw, [&](int8_t v) { c->add_int_contents(v); });
+  } else if (d == "INT32") {
+    ForEachElement<int32_t>(raw, [&](int32_t v) { c->add_int_contents(v); });
+  } else if (d == "INT64") {
+    ForEachElement<int64_t>(raw, [&](int64_t v) { c->add_int64_contents(v); });
+  } else if (d == "UINT8") {
+    ForEachElement<uint8_t>(raw, [&](uint8_t v) { c->add_uint_contents(v); });
+  } else if (d == "UINT32") {
+    ForEachElement<uint32_t>(raw, [&](uint32_t v) { c->add_uint_contents(v); });
+  } else if (d == "UINT64") {
+    ForEachElement<uint64_t>(raw, [&](uint64_t v) { c->add_uint64_contents(v); });
+  } else if (d == "FP32") {
+    ForEachElement<float>(raw, [&](float v) { c->add_fp32_contents(v); });
+  } else if (d == "FP64") {
+    ForEachElement<double>(raw, [&](double v) { c->add_fp64_contents(v); });
+  }
+}
+
+std::string OutputToRaw(const OutputTensor& output) {
+  if (output.datatype != "BYTES") return std::string(output.raw);
+  std::string raw;
+  for (const std::string& value : output.strings) {
+    uint32_t length = static_cast<uint32_t>(value.size());
+    raw.append(reinterpret_cast<const char*>(&length), 4);
+    raw.append(value);
+  }
+  return raw;
+}
+
+}  // namespace
+
+grpc::Status GrpcInferenceService::ServerLive(grpc::ServerContext*,
+                                              const inference::ServerLiveRequest*,
+                                              inference::ServerLiveResponse* response) {
+  response->set_live(true);
+  return grpc::Status::OK;
+}
+
+grpc::Status GrpcInferenceService::ServerReady(grpc::ServerContext*,
+                                               const inference::ServerReadyRequest*,
+                                               inference::ServerReadyResponse* response) {
+  response->set_ready(repository_->AllReady());
+  return grpc::Status::OK;
+}
+
+grpc::Status GrpcInferenceService::ModelReady(grpc::ServerContext*,
+                                              const inference::ModelReadyRequest* request,
+                                              inference::ModelReadyResponse* response) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+      repository_->Find(request->name(), request->version());
+  if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
+      request->version().empty()) {
+    return ToGrpc(found.status());  // no such model
+  }
+  response->set_ready(found.ok());
+  return grpc::Status::OK;
+}
+
+grpc::Status GrpcInferenceService::ServerMetadata(grpc::ServerContext*,
+                                                  const inference::ServerMetadataRequest*,
+                                                  inference::ServerMetadataResponse* response) {
+  response->set_name("bef_serve");
+  response->set_version("1");
+  response->add_extensions("binary_tensor_data");
+  response->add_extensions("model_repository");
+  return grpc::Status::OK;
+}
+
+grpc::Status GrpcInferenceService::ModelMetadata(grpc::ServerContext*,
+                                                 const inference::ModelMetadataRequest* request,
+                                                 inference::ModelMetadataResponse* response) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+      repository_->Find(request->name(), request->version());
+  if (!found.ok()) return ToGrpc(found.status());
+  const LoadedModel& model = **found;
+  response->set_name(model.name());
+  for (int64_t version : repository_->ReadyVersions(model.name())) {
+    response->add_versions(std::to_string(version));
+  }
+  response->set_platform("bef");
+  auto describe = [](const std::vector<TensorSpec>& specs, auto add) {
+    for (const TensorSpec& spec : specs) {
+      auto* tensor = add();
+      tensor->set_name(spec.name);
+      tensor->set_datatype(spec.datatype);
+      for (int64_t dim : spec.shape) tensor->add_shape(dim);
+    }
+  };
+  describe(model.inputs(), [&] { return response->add_inputs(); });
+  describe(model.outputs(), [&] { return response->add_outputs(); });
+  return grpc::Status::OK;
+}
+
+grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
+                                              const inference::ModelInferRequest* request,
+                                              inference::ModelInferResponse* response) {
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+      repository_->Find(request->model_name(), request->model_version());
+  if (!found.ok()) return ToGrpc(found.status());
+  const LoadedModel& model = **found;
+  InferenceMeter meter(model.metrics());
+
+  const std::vector<TensorSpec>& specs = model.inputs();
+  bool raw = request->raw_input_contents_size() > 0;
+  if (raw && request->raw_input_contents_size() != request->inputs_size()) {
+    return Invalid("raw_input_contents needs one entry per input");
+  }
+  std::vector<RCReference<AsyncValue>> inputs(specs.size());
+  for (int i = 0; i < request->inputs_size(); ++i) {
+    const auto& tensor = request->inputs(i);
+    size_t index = 0;
+    while (index < specs.size() && specs[index].name != tensor.name()) ++index;
+    if (index == specs.size()) {
+      return Invalid(absl::StrCat("model '", model.name(), "' has no input '", tensor.name(), "'"));
+    }
+    if (inputs[index]) return Invalid(absl::StrCat("input '", tensor.name(), "' given twice"));
+    InputTensor input;
+    input.name = tensor.name();
+    input.datatype = tensor.datatype();
+    input.shape.assign(tensor.shape().begin(), tensor.shape().end());
+    std::string bytes;
+    if (raw) {
+      if (tensor.has_contents()) {
+        return Invalid("no input may set contents when raw_input_contents is used");
+      }
+      input.raw = request->raw_input_contents(i);  // copied into the tensor (no owner)
+    } else {
+      absl::Status converted = ContentsToRaw(tensor.datatype(), tensor.contents(),
+                                             absl::StrCat("input '", tensor.name(), "'"), &bytes);
+      if (!converted.ok()) return ToGrpc(converted);
+      input.raw = bytes;
+    }
+    absl::StatusOr<RCReference<AsyncValue>> value =
+        DecodeInput(specs[index], input, host_->allocator());
+    if (!value.ok()) return ToGrpc(value.status());
+    inputs[index] = std::move(*value);
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!inputs[i]) return Invalid(absl::StrCat("missing input '", specs[i].name, "'"));
+  }
+
+  std::vector<size_t> requested;
+  for (const auto& output : request->outputs()) {
+    size_t index = 0;
+    while (index < model.outputs().size() && model.outputs()[index].name != output.name()) ++index;
+    if (index == model.outputs().size()) {
+      return Invalid(absl::StrCat("model '", model.name(), "' has no output '", output.name(), "'"));
+    }
+    requested.push_back(index);
+  }
+  if (requested.empty()) {
+    for (size_t i = 0; i < model.outputs().size(); ++i) requested.push_back(i);
+  }
+
+  std::optional<absl::Time> deadline;
+  auto timeout = request->parameters().find("timeout_ms");
+  if (timeout != request->parameters().end()) {
+    if (timeout->second.parameter_choice_case() != inference::InferParameter::kInt64Param ||
+        timeout->second.int64_param() <= 0) {
+      return Invalid("parameter timeout_ms must be a positive int64_param");
+    }
+    deadline = absl::Now() + absl::Milliseconds(timeout->second.int64_param());
+  }
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    absl::Time client = absl::FromChrono(context->deadline());
+    if (!deadline || client < *deadline) deadline = client;
+  }
+
+  LoadedModel::Outcome outcome = model.Run(std::move(inputs), deadline);
+  if (!outcome.error.ok()) {
+    std::string message(outcome.error.message());
+    if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
+    return grpc::Status(static_cast<grpc::StatusCode>(outcome.error.code()), message);
+  }
+  response->set_model_name(model.name());
+  response->set_model_version(std::to_string(model.version()));
+  response->set_id(request->id());
+  for (size_t index : requested) {
+    absl::StatusOr<OutputTensor> output =
+        DescribeOutput(model.outputs()[index], outcome.outputs[index].CopyRef());
+    if (!output.ok()) return ToGrpc(output.status());
+    auto* tensor = response->add_outputs();
+    tensor->set_name(output->name);
+    tensor->set_datatype(output->datatype);
+    for (int64_t dim : output->shape) tensor->add_shape(dim);
+    if (raw) {
+      response->add_raw_output_contents(OutputToRaw(*output));
+    } else {
+      OutputToContents(*output, tensor->mutable_contents());
+    }
+  }
+  meter.Succeeded();
+  return grpc::Status::OK;
+}
+
+}  // namespace bef::serving

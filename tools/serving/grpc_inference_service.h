@@ -1,0 +1,45 @@
+// The Open Inference Protocol's gRPC service (`inference.GRPCInferenceService`
+// of grpc_predict_v2.proto) over a ModelRepository: the six RPCs, typed
+// `contents` and `raw_input_contents`/`raw_output_contents` (the response is
+// raw when the request was). Errors are gRPC statuses with the runtime's
+// code and message (and the kernel's location); a request's deadline
+// (`grpc-timeout`) or its `timeout_ms` parameter cancels the run.
+//
+// gRPC's synchronous server runs the handlers on its own threads, bounded by
+// a resource quota (bef_serve --threads).
+#ifndef BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
+#define BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
+
+#include "bef/host/host_context.h"
+#include "tools/serving/grpc_predict_v2.grpc.pb.h"
+#include "tools/serving/model_repository.h"
+
+namespace bef::serving {
+
+class GrpcInferenceService final : public inference::GRPCInferenceService::Service {
+ public:
+  // Both outlive the service.
+  GrpcInferenceService(ModelRepository* repository, HostContext* host)
+      : repository_(repository), host_(host) {}
+
+  grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
+                          inference::ServerLiveResponse* response) override;
+  grpc::Status ServerReady(grpc::ServerContext*, const inference::ServerReadyRequest*,
+                           inference::ServerReadyResponse* response) override;
+  grpc::Status ModelReady(grpc::ServerContext*, const inference::ModelReadyRequest* request,
+                          inference::ModelReadyResponse* response) override;
+  grpc::Status ServerMetadata(grpc::ServerContext*, const inference::ServerMetadataRequest*,
+                              inference::ServerMetadataResponse* response) override;
+  grpc::Status ModelMetadata(grpc::ServerContext*, const inference::ModelMetadataRequest* request,
+                             inference::ModelMetadataResponse* response) override;
+  grpc::Status ModelInfer(grpc::ServerContext* context, const inference::ModelInferRequest* request,
+                          inference::ModelInferResponse* response) override;
+
+ private:
+  ModelRepository* repository_;
+  HostContext* host_;
+};
+
+}  // namespace bef::serving
+
+#endif  // BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
