@@ -1,19 +1,29 @@
 // serving_load: a load test of bef_serve (docs/performance.md, "Serving").
 //
-// Starts bef_serve on a free loopback port with the test program of
-// tests/serving, drives it with concurrent keep-alive clients for a while
-// and prints one line:
+// Drives bef_serve with concurrent keep-alive clients for a while and prints
+// one line:
 //
-//   serving: R requests, E errors, B bad-rejected, C cancelled,
+//   serving: R requests, E errors, L lost, B bad-rejected, C cancelled,
 //            p50=..us p99=..us rps=..
 //
+// Protocols (--protocol): `http` (the Open Inference Protocol over HTTP,
+// JSON; with --binary, tensors as binary tensor data), `grpc` (the
+// protocol's gRPC service), `v1` (bef_serve's /v1/ JSON API). Unless
+// --target is given, it starts bef_serve itself on free loopback ports: for
+// `http` and `grpc` with a model repository it builds from --program (the
+// test program of tests/serving): models add_0 ... add_{N-1} (--models=N),
+// echo and spin; for `v1` with the program itself. With --target=HOST:PORT
+// (and --grpc_target=HOST:PORT) it drives a server that is already running
+// with such a repository (e.g. replicas behind a load balancer).
+//
 // Of every 20 requests a client sends, 16 are good runs whose answers are
-// checked (`add` of random integers, `echo_tensor` of a small f32 tensor),
-// 2 are bad requests that must get a 400 (wrong arity, malformed JSON) and 2
-// are runs of a long loop with a 2 ms deadline that must get a 504. E counts
-// only wrong answers and failures of good requests (and a bad request or
-// deadline answered wrongly); the exit status is 0 only when E is 0 and the
-// server then stops cleanly on SIGTERM. Latencies are of good requests.
+// checked (`add` on a random model, `echo` of a small tensor), 2 are bad
+// requests that must be refused (400 / INVALID_ARGUMENT) and 2 are runs of a
+// long loop with a 2 ms timeout that must be cancelled (504 /
+// DEADLINE_EXCEEDED). E counts wrong answers; L counts requests that got no
+// answer at all (a connection reset, a server gone). The exit status is 0
+// only when E and L are 0 (and a server it started stops cleanly on
+// SIGTERM). Latencies are of good requests.
 //
 // With --idle_connections=N and --slowloris_connections=M it first opens N
 // keep-alive connections that then stay idle (half of them after one
@@ -22,10 +32,12 @@
 // for the whole run: the load's answers and latencies must not suffer.
 //
 //   bazel run --config=opt //benchmarks:serving_load -- --seconds=60
-//   (flags: --seconds=N (20), --clients=N (8), --work_queue_type=SPEC
-//    (mstd:2), --idle_connections=N (0), --slowloris_connections=N (0),
-//    --server=PATH, --program=PATH)
+//   (flags: --protocol=http|grpc|v1 (http), --binary, --models=N (1),
+//    --seconds=N (20), --clients=N (8), --work_queue_type=SPEC (mstd:2),
+//    --idle_connections=N (0), --slowloris_connections=N (0),
+//    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT])
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -39,7 +51,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -48,10 +64,15 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "tools/serving/grpc_predict_v2.grpc.pb.h"
 
 namespace {
 
 struct LoadOptions {
+  std::string protocol = "http";
+  bool binary = false;
+  int models = 1;
   int seconds = 20;
   int clients = 8;
   int idle_connections = 0;
@@ -59,11 +80,14 @@ struct LoadOptions {
   std::string work_queue_type = "mstd:2";
   std::string server;
   std::string program;
+  std::string target;       // HOST:PORT of a running server (HTTP)
+  std::string grpc_target;  // HOST:PORT of its gRPC port
 };
 
 struct Totals {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> lost{0};
   std::atomic<uint64_t> bad_rejected{0};
   std::atomic<uint64_t> cancelled{0};
   std::mutex latency_mutex;
@@ -72,32 +96,74 @@ struct Totals {
 
 [[noreturn]] void Usage(const char* program, const std::string& problem) {
   std::fprintf(stderr,
-               "%s: %s\nusage: %s --server=bef_serve --program=file.bef "
-               "[--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
+               "%s: %s\nusage: %s (--server=bef_serve --program=file.bef | "
+               "--target=HOST:PORT [--grpc_target=HOST:PORT]) [--protocol=http|grpc|v1] "
+               "[--binary] [--models=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
                "[--idle_connections=N] [--slowloris_connections=N]\n",
                program, problem.c_str(), program);
   std::exit(2);
 }
 
-// Starts the server; returns its pid and port.
-std::pair<pid_t, int> StartServer(const LoadOptions& options) {
+// HOST:PORT of the servers to drive.
+struct Endpoints {
+  std::string host = "127.0.0.1";
+  int http_port = 0;
+  int grpc_port = 0;
+};
+
+bool SplitHostPort(const std::string& target, std::string* host, int* port) {
+  size_t colon = target.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = target.substr(0, colon);
+  return absl::SimpleAtoi(target.substr(colon + 1), port) && *port > 0;
+}
+
+// The repository serving_load's own server gets: add_i, echo, spin.
+std::string MakeRepository(const LoadOptions& options) {
+  char directory[] = "/tmp/serving_load.XXXXXX";
+  if (mkdtemp(directory) == nullptr) return "";
+  auto model = [&](const std::string& name, const std::string& config) {
+    std::filesystem::create_directories(std::string(directory) + "/" + name + "/1");
+    std::filesystem::copy_file(options.program,
+                               std::string(directory) + "/" + name + "/1/model.bef");
+    std::ofstream(std::string(directory) + "/" + name + "/config.json") << config;
+  };
+  for (int i = 0; i < options.models; ++i) {
+    model(absl::StrCat("add_", i),
+          R"({"entry_function": "add", "inputs": [{"name": "a"}, {"name": "b"}],
+              "outputs": [{"name": "sum"}]})");
+  }
+  model("echo", R"({"entry_function": "echo_tensor", "inputs": [{"name": "x"}],
+                    "outputs": [{"name": "y"}]})");
+  model("spin", R"({"entry_function": "spin"})");
+  return directory;
+}
+
+// Starts the server; its pid, and the ports from its first lines.
+pid_t StartServer(const LoadOptions& options, const std::string& repository,
+                  Endpoints* endpoints) {
   int out[2];
-  if (pipe(out) != 0) return {-1, 0};
+  if (pipe(out) != 0) return -1;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
     std::string queue = "--work_queue_type=" + options.work_queue_type;
-    execl(options.server.c_str(), options.server.c_str(), "--port=0", queue.c_str(),
-          "--threads=16", options.program.c_str(), static_cast<char*>(nullptr));
+    std::string input = repository.empty() ? options.program : "--model_repository=" + repository;
+    execl(options.server.c_str(), options.server.c_str(), "--port=0", "--grpc_port=0",
+          queue.c_str(), "--threads=16", input.c_str(), static_cast<char*>(nullptr));
     std::perror("exec bef_serve");
     _exit(127);
   }
   close(out[1]);
-  std::string line;
-  char c;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  auto read_line = [&] {
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    return line;
+  };
+  std::string http = read_line(), grpc = read_line();
   // Keep reading (and dropping) the server's output so it never blocks.
   std::thread([fd = out[0]] {
     char buffer[256];
@@ -105,14 +171,18 @@ std::pair<pid_t, int> StartServer(const LoadOptions& options) {
     }
     close(fd);
   }).detach();
-  size_t colon = line.rfind(':');
-  int port = 0;
-  if (line.find("listening on") == std::string::npos || colon == std::string::npos ||
-      !absl::SimpleAtoi(line.substr(colon + 1), &port)) {
-    std::fprintf(stderr, "serving_load: bef_serve did not start: %s\n", line.c_str());
-    return {pid, 0};
-  }
-  return {pid, port};
+  auto port_of = [](const std::string& line, const char* what) {
+    int port = 0;
+    size_t colon = line.rfind(':');
+    if (line.find(what) == std::string::npos || colon == std::string::npos ||
+        !absl::SimpleAtoi(line.substr(colon + 1), &port)) {
+      std::fprintf(stderr, "serving_load: bef_serve did not start: %s\n", line.c_str());
+    }
+    return port;
+  };
+  endpoints->http_port = port_of(http, "listening on http://");
+  endpoints->grpc_port = port_of(grpc, "grpc listening on");
+  return pid;
 }
 
 // A loopback TCP connection to `port` (-1 on failure), with a receive
@@ -152,17 +222,22 @@ class HttpClient {
   struct Reply {
     int status = -1;  // -1: no response (`body` says why)
     std::string body;
+    std::optional<size_t> json_length;  // Inference-Header-Content-Length
   };
 
   explicit HttpClient(int port) : port_(port) {}
   ~HttpClient() { Disconnect(); }
 
-  Reply Post(const std::string& path, const std::string& body) {
+  // POSTs `body`; `json_length` set: binary tensor data follows that many
+  // bytes of JSON.
+  Reply Post(const std::string& path, const std::string& body,
+             std::optional<size_t> json_length = std::nullopt) {
     if (fd_ < 0 && (fd_ = Connect(port_, 60)) < 0) return {-1, "cannot connect"};
-    std::string request = absl::StrCat("POST ", path,
-                                       " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                       "Content-Type: application/json\r\nContent-Length: ",
-                                       body.size(), "\r\n\r\n", body);
+    std::string request = absl::StrCat(
+        "POST ", path, " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ",
+        json_length ? "application/octet-stream" : "application/json",
+        json_length ? absl::StrCat("\r\nInference-Header-Content-Length: ", *json_length) : "",
+        "\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
     if (!SendAll(fd_, request)) return Fail("send failed");
     size_t header_end;
     while ((header_end = received_.find("\r\n\r\n")) == std::string::npos) {
@@ -185,6 +260,11 @@ class HttpClient {
         absl::SimpleAtoi(absl::StripAsciiWhitespace(lower.substr(15)), &length);
       } else if (lower.rfind("connection:", 0) == 0 && lower.find("close") != std::string::npos) {
         close_after = true;
+      } else if (lower.rfind("inference-header-content-length:", 0) == 0) {
+        size_t json = 0;
+        if (absl::SimpleAtoi(absl::StripAsciiWhitespace(lower.substr(32)), &json)) {
+          reply.json_length = json;
+        }
       }
       line = next;
     }
@@ -257,69 +337,221 @@ void HoldHostileConnections(int port, int idle, int slowloris, const std::atomic
   }
 }
 
-void Client(int id, int port, std::chrono::steady_clock::time_point end, Totals* totals) {
-  HttpClient client(port);
+
+// What one client checks, whatever the protocol.
+enum class Kind { kAdd, kEcho, kBad, kDeadline };
+
+Kind KindOf(uint64_t n) {
+  int k = n % 20;
+  if (k == 7 || k == 17) return Kind::kBad;
+  if (k == 3 || k == 13) return Kind::kDeadline;
+  if (k == 10) return Kind::kEcho;
+  return Kind::kAdd;
+}
+
+// The outcome of one request: answered right, refused as expected,
+// answered wrongly (`problem` says how), or lost (no answer at all).
+struct Outcome {
+  enum { kRight, kWrong, kLost } result = kRight;
+  std::string problem;
+};
+
+std::string Json2(int32_t a, int32_t b) {
+  return absl::StrCat(R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [)",
+                      a, R"(]}, {"name": "b", "shape": [], "datatype": "INT32", "data": [)", b,
+                      "]}]}");
+}
+
+class HttpProtocolClient {
+ public:
+  HttpProtocolClient(int port, bool binary, bool v1) : http_(port), binary_(binary), v1_(v1) {}
+
+  Outcome Send(Kind kind, const std::string& model, int32_t a, int32_t b) {
+    HttpClient::Reply reply;
+    int expected_status = 200;
+    std::string expected;
+    switch (kind) {
+      case Kind::kBad:
+        expected_status = 400;
+        reply = v1_ ? http_.Post("/v1/functions/add:run", "{\"args\": [1]}")
+                    : http_.Post(absl::StrCat("/v2/models/", model, "/infer"),
+                                 R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [1]}]})");
+        break;
+      case Kind::kDeadline:
+        expected_status = 504;
+        reply = v1_ ? http_.Post("/v1/functions/spin:run",
+                                 "{\"args\": [2000000000], \"deadline_ms\": 2}")
+                    : http_.Post("/v2/models/spin/infer",
+                                 R"({"parameters": {"timeout_ms": 2}, "inputs": [{"name": "input_0", "shape": [], "datatype": "INT32", "data": [2000000000]}]})");
+        break;
+      case Kind::kEcho:
+        if (v1_) {
+          reply = http_.Post("/v1/functions/echo_tensor:run",
+                             absl::StrCat(R"({"args": [{"dtype": "i32", "shape": [2], "values": [)",
+                                          a, ", 7]}]}"));
+          expected = absl::StrCat(R"({"results":[{"dtype":"i32","shape":[2],"values":[)", a,
+                                  ",7]}]}");
+        } else if (binary_) {
+          std::string header =
+              R"({"inputs": [{"name": "x", "shape": [2], "datatype": "INT32", "parameters": {"binary_data_size": 8}}], "outputs": [{"name": "y", "parameters": {"binary_data": true}}]})";
+          int32_t values[2] = {a, 7};
+          std::string body = header + std::string(reinterpret_cast<const char*>(values), 8);
+          reply = http_.Post("/v2/models/echo/infer", body, header.size());
+          if (reply.status == 200 &&
+              (!reply.json_length || reply.body.size() != *reply.json_length + 8 ||
+               std::memcmp(reply.body.data() + *reply.json_length, values, 8) != 0)) {
+            return {Outcome::kWrong, "wrong binary echo"};
+          }
+        } else {
+          reply = http_.Post("/v2/models/echo/infer",
+                             absl::StrCat(R"({"inputs": [{"name": "x", "shape": [2], "datatype": "INT32", "data": [)",
+                                          a, ", 7]}]}"));
+          expected = absl::StrCat(R"("data":[)", a, ",7]");
+        }
+        break;
+      case Kind::kAdd:
+        if (v1_) {
+          reply = http_.Post("/v1/functions/add:run", absl::StrCat("{\"args\": [", a, ", ", b, "]}"));
+          expected = absl::StrCat("{\"results\":[", a + b, "]}");
+        } else {
+          reply = http_.Post(absl::StrCat("/v2/models/", model, "/infer"), Json2(a, b));
+          expected = absl::StrCat(R"("data":[)", a + b, "]");
+        }
+        break;
+    }
+    if (reply.status < 0) return {Outcome::kLost, reply.body};
+    if (reply.status != expected_status) {
+      return {Outcome::kWrong, absl::StrCat("status ", reply.status, " (wanted ",
+                                            expected_status, "): ", reply.body)};
+    }
+    if (!expected.empty() && reply.body.find(expected) == std::string::npos) {
+      return {Outcome::kWrong, absl::StrCat("wrong answer ", reply.body, " (wanted ", expected, ")")};
+    }
+    return {};
+  }
+
+ private:
+  HttpClient http_;
+  bool binary_;
+  bool v1_;
+};
+
+class GrpcProtocolClient {
+ public:
+  GrpcProtocolClient(const std::string& target, int id) {
+    grpc::ChannelArguments arguments;
+    arguments.SetInt("grpc.use_local_subchannel_pool", 1);  // a connection of its own
+    arguments.SetInt("serving_load.client", id);
+    stub_ = inference::GRPCInferenceService::NewStub(
+        grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments));
+  }
+
+  Outcome Send(Kind kind, const std::string& model, int32_t a, int32_t b) {
+    inference::ModelInferRequest request;
+    inference::ModelInferResponse response;
+    grpc::StatusCode expected_code = grpc::StatusCode::OK;
+    auto input = [&](const char* name, const char* datatype) {
+      auto* tensor = request.add_inputs();
+      tensor->set_name(name);
+      tensor->set_datatype(datatype);
+      return tensor;
+    };
+    switch (kind) {
+      case Kind::kBad:
+        expected_code = grpc::StatusCode::INVALID_ARGUMENT;
+        request.set_model_name(model);
+        input("a", "INT32")->mutable_contents()->add_int_contents(1);
+        break;
+      case Kind::kDeadline:
+        expected_code = grpc::StatusCode::DEADLINE_EXCEEDED;
+        request.set_model_name("spin");
+        (*request.mutable_parameters())["timeout_ms"].set_int64_param(2);
+        input("input_0", "INT32")->mutable_contents()->add_int_contents(2000000000);
+        break;
+      case Kind::kEcho: {
+        request.set_model_name("echo");
+        auto* x = input("x", "INT32");
+        x->add_shape(2);
+        x->mutable_contents()->add_int_contents(a);
+        x->mutable_contents()->add_int_contents(7);
+        break;
+      }
+      case Kind::kAdd:
+        request.set_model_name(model);
+        input("a", "INT32")->mutable_contents()->add_int_contents(a);
+        input("b", "INT32")->mutable_contents()->add_int_contents(b);
+        break;
+    }
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    grpc::Status status = stub_->ModelInfer(&context, request, &response);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      return {Outcome::kLost, status.error_message()};
+    }
+    if (status.error_code() != expected_code) {
+      return {Outcome::kWrong, absl::StrCat("status ", status.error_code(), ": ",
+                                            status.error_message())};
+    }
+    if (kind == Kind::kAdd || kind == Kind::kEcho) {
+      std::vector<int32_t> want = kind == Kind::kAdd ? std::vector<int32_t>{a + b}
+                                                     : std::vector<int32_t>{a, 7};
+      if (response.outputs_size() != 1 ||
+          std::vector<int32_t>(response.outputs(0).contents().int_contents().begin(),
+                               response.outputs(0).contents().int_contents().end()) != want) {
+        return {Outcome::kWrong, "wrong answer " + response.ShortDebugString()};
+      }
+    }
+    return {};
+  }
+
+ private:
+  std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+};
+
+template <typename ProtocolClient>
+void RunClient(ProtocolClient& client, int id, int models,
+               std::chrono::steady_clock::time_point end, Totals* totals) {
   std::mt19937 random(1234 + id);
   std::uniform_int_distribution<int32_t> operand(-1000000, 1000000);
   std::vector<int64_t> latencies;
-  auto error = [&](const std::string& what) {
-    if (totals->errors.fetch_add(1) < 5) {
-      std::fprintf(stderr, "serving_load: client %d: %s\n", id, what.c_str());
-    }
-  };
   for (uint64_t n = 0; std::chrono::steady_clock::now() < end; ++n) {
     totals->requests.fetch_add(1, std::memory_order_relaxed);
-    int kind = n % 20;
-    if (kind == 7 || kind == 17) {  // bad requests
-      const char* body = kind == 7 ? "{\"args\": [1]}" : "{\"args\": [1,";
-      HttpClient::Reply result = client.Post("/v1/functions/add:run", body);
-      if (result.status == 400) {
-        totals->bad_rejected.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        error(absl::StrCat("bad request answered with ", result.status, " ", result.body));
-      }
-      continue;
-    }
-    if (kind == 3 || kind == 13) {  // deadline expires
-      HttpClient::Reply result = client.Post(
-          "/v1/functions/spin:run", "{\"args\": [2000000000], \"deadline_ms\": 2}");
-      if (result.status == 504) {
-        totals->cancelled.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        error(absl::StrCat("expired request answered with ", result.status, " ", result.body));
-      }
-      continue;
-    }
-    std::string path, body, expected;
-    if (kind == 10) {
-      path = "/v1/functions/echo_tensor:run";
-      int32_t a = operand(random);
-      body = absl::StrCat("{\"args\": [{\"dtype\": \"i32\", \"shape\": [2], \"values\": [", a,
-                          ", 7]}]}");
-      expected = absl::StrCat("{\"results\":[{\"dtype\":\"i32\",\"shape\":[2],\"values\":[", a,
-                              ",7]}]}");
-    } else {
-      path = "/v1/functions/add:run";
-      int32_t a = operand(random), b = operand(random);
-      body = absl::StrCat("{\"args\": [", a, ", ", b, "]}");
-      expected = absl::StrCat("{\"results\":[", a + b, "]}");
-    }
+    Kind kind = KindOf(n);
+    std::string model = absl::StrCat("add_", random() % models);
+    int32_t a = operand(random), b = operand(random);
     auto start = std::chrono::steady_clock::now();
-    HttpClient::Reply result = client.Post(path, body);
+    Outcome outcome = client.Send(kind, model, a, b);
     auto elapsed = std::chrono::steady_clock::now() - start;
-    if (result.status < 0) {
-      error(absl::StrCat("request failed: ", result.body));
+    if (outcome.result != Outcome::kRight) {
+      auto& counter = outcome.result == Outcome::kLost ? totals->lost : totals->errors;
+      if (counter.fetch_add(1) < 5) {
+        std::fprintf(stderr, "serving_load: client %d: %s%s\n", id,
+                     outcome.result == Outcome::kLost ? "lost: " : "", outcome.problem.c_str());
+      }
       continue;
     }
-    if (result.status != 200 || result.body != expected) {
-      error(absl::StrCat("wrong answer ", result.status, " ", result.body, " for ", body));
-      continue;
+    if (kind == Kind::kBad) {
+      totals->bad_rejected.fetch_add(1, std::memory_order_relaxed);
+    } else if (kind == Kind::kDeadline) {
+      totals->cancelled.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      latencies.push_back(
+          std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
     }
-    latencies.push_back(
-        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   }
   std::lock_guard<std::mutex> lock(totals->latency_mutex);
   totals->latencies_us.insert(totals->latencies_us.end(), latencies.begin(), latencies.end());
+}
+
+void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
+            std::chrono::steady_clock::time_point end, Totals* totals) {
+  if (options.protocol == "grpc") {
+    GrpcProtocolClient client(absl::StrCat(endpoints.host, ":", endpoints.grpc_port), id);
+    RunClient(client, id, options.models, end, totals);
+  } else {
+    HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1");
+    RunClient(client, id, options.models, end, totals);
+  }
 }
 
 }  // namespace
@@ -328,67 +560,104 @@ int main(int argc, char** argv) {
   LoadOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--binary") {
+      options.binary = true;
+      continue;
+    }
     size_t equals = arg.find('=');
     if (arg.rfind("--", 0) != 0 || equals == std::string::npos) Usage(argv[0], "bad argument " + arg);
     std::string name = arg.substr(2, equals - 2), value = arg.substr(equals + 1);
-    if (name == "seconds" && absl::SimpleAtoi(value, &options.seconds) && options.seconds > 0) {
-    } else if (name == "clients" && absl::SimpleAtoi(value, &options.clients) &&
-               options.clients > 0) {
-    } else if (name == "idle_connections" &&
-               absl::SimpleAtoi(value, &options.idle_connections) &&
-               options.idle_connections >= 0) {
-    } else if (name == "slowloris_connections" &&
-               absl::SimpleAtoi(value, &options.slowloris_connections) &&
-               options.slowloris_connections >= 0) {
+    auto count = [&](int* field, int minimum) {
+      if (!absl::SimpleAtoi(value, field) || *field < minimum) Usage(argv[0], "bad argument " + arg);
+    };
+    if (name == "seconds") {
+      count(&options.seconds, 1);
+    } else if (name == "clients") {
+      count(&options.clients, 1);
+    } else if (name == "models") {
+      count(&options.models, 1);
+    } else if (name == "idle_connections") {
+      count(&options.idle_connections, 0);
+    } else if (name == "slowloris_connections") {
+      count(&options.slowloris_connections, 0);
+    } else if (name == "protocol" && (value == "http" || value == "grpc" || value == "v1")) {
+      options.protocol = value;
     } else if (name == "work_queue_type") {
       options.work_queue_type = value;
     } else if (name == "server") {
       options.server = value;
     } else if (name == "program") {
       options.program = value;
+    } else if (name == "target") {
+      options.target = value;
+    } else if (name == "grpc_target") {
+      options.grpc_target = value;
     } else {
       Usage(argv[0], "bad argument " + arg);
     }
   }
-  if (options.server.empty() || options.program.empty()) Usage(argv[0], "--server and --program are required");
+  bool own_server = options.target.empty();
+  if (own_server && (options.server.empty() || options.program.empty())) {
+    Usage(argv[0], "--server and --program, or --target, are required");
+  }
   signal(SIGPIPE, SIG_IGN);
-
-  auto [pid, port] = StartServer(options);
-  if (pid < 0 || port == 0) return 1;
   rlimit files;
   if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  Totals totals;
+
+  Endpoints endpoints;
+  pid_t pid = -1;
+  std::string repository;
+  if (own_server) {
+    if (options.protocol != "v1") repository = MakeRepository(options);
+    pid = StartServer(options, repository, &endpoints);
+    if (pid < 0 || endpoints.http_port == 0 || endpoints.grpc_port == 0) return 1;
+  } else if (!SplitHostPort(options.target, &endpoints.host, &endpoints.http_port) ||
+             (!options.grpc_target.empty() &&
+              !SplitHostPort(options.grpc_target, &endpoints.host, &endpoints.grpc_port))) {
+    Usage(argv[0], "--target and --grpc_target are HOST:PORT");
+  }
+  if (options.protocol == "grpc" && endpoints.grpc_port == 0) Usage(argv[0], "--grpc_target needed");
+  if (endpoints.host != "127.0.0.1" && options.protocol != "grpc") {
+    Usage(argv[0], "the HTTP client speaks to 127.0.0.1 only");
+  }
+
   // Hostile connections are held from before the load starts until the
   // server has stopped.
   std::vector<int> idle_fds;
   std::atomic<bool> stop_holding{false};
-  HoldHostileConnections(port, options.idle_connections, 0, stop_holding, &idle_fds);
+  HoldHostileConnections(endpoints.http_port, options.idle_connections, 0, stop_holding,
+                         &idle_fds);
   std::thread slowloris([&] {
-    HoldHostileConnections(port, 0, options.slowloris_connections, stop_holding, &idle_fds);
+    HoldHostileConnections(endpoints.http_port, 0, options.slowloris_connections, stop_holding,
+                           &idle_fds);
   });
+  Totals totals;
   auto start = std::chrono::steady_clock::now();
   auto end = start + std::chrono::seconds(options.seconds);
   std::vector<std::thread> clients;
   for (int i = 0; i < options.clients; ++i) {
-    clients.emplace_back(Client, i, port, end, &totals);
+    clients.emplace_back([&, i] { Client(options, endpoints, i, end, &totals); });
   }
   for (std::thread& client : clients) client.join();
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  if (own_server) {
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "serving_load: bef_serve did not stop cleanly (status %d)\n", status);
+      totals.errors.fetch_add(1);
+    }
+    if (!repository.empty()) std::filesystem::remove_all(repository);
+  }
   stop_holding = true;
   slowloris.join();
   for (int fd : idle_fds) close(fd);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "serving_load: bef_serve did not stop cleanly (status %d)\n", status);
-    totals.errors.fetch_add(1);
-  }
 
   std::vector<int64_t>& latencies = totals.latencies_us;
   std::sort(latencies.begin(), latencies.end());
@@ -397,13 +666,14 @@ int main(int argc, char** argv) {
     return latencies[std::min(latencies.size() - 1,
                               static_cast<size_t>(p * latencies.size()))];
   };
-  std::printf("serving: %llu requests, %llu errors, %llu bad-rejected, %llu cancelled, "
-              "p50=%lldus p99=%lldus rps=%.0f\n",
+  std::printf("serving: %llu requests, %llu errors, %llu lost, %llu bad-rejected, "
+              "%llu cancelled, p50=%lldus p99=%lldus rps=%.0f\n",
               static_cast<unsigned long long>(totals.requests.load()),
               static_cast<unsigned long long>(totals.errors.load()),
+              static_cast<unsigned long long>(totals.lost.load()),
               static_cast<unsigned long long>(totals.bad_rejected.load()),
               static_cast<unsigned long long>(totals.cancelled.load()),
               static_cast<long long>(percentile(0.5)),
               static_cast<long long>(percentile(0.99)), totals.requests.load() / seconds);
-  return totals.errors.load() == 0 ? 0 : 1;
+  return totals.errors.load() == 0 && totals.lost.load() == 0 ? 0 : 1;
 }
