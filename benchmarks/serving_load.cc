@@ -151,8 +151,10 @@ pid_t StartServer(const LoadOptions& options, const std::string& repository,
     close(out[1]);
     std::string queue = "--work_queue_type=" + options.work_queue_type;
     std::string input = repository.empty() ? options.program : "--model_repository=" + repository;
-    execl(options.server.c_str(), options.server.c_str(), "--port=0", "--grpc_port=0",
-          queue.c_str(), "--threads=16", input.c_str(), static_cast<char*>(nullptr));
+    // gRPC only when it is the protocol (the others run under TSan too).
+    const char* grpc = options.protocol == "grpc" ? "--grpc_port=0" : "--threads=16";
+    execl(options.server.c_str(), options.server.c_str(), "--port=0", grpc, queue.c_str(),
+          "--threads=16", input.c_str(), static_cast<char*>(nullptr));
     std::perror("exec bef_serve");
     _exit(127);
   }
@@ -163,7 +165,8 @@ pid_t StartServer(const LoadOptions& options, const std::string& repository,
     while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
     return line;
   };
-  std::string http = read_line(), grpc = read_line();
+  std::string http = read_line();
+  std::string grpc = options.protocol == "grpc" ? read_line() : "";
   // Keep reading (and dropping) the server's output so it never blocks.
   std::thread([fd = out[0]] {
     char buffer[256];
@@ -181,7 +184,7 @@ pid_t StartServer(const LoadOptions& options, const std::string& repository,
     return port;
   };
   endpoints->http_port = port_of(http, "listening on http://");
-  endpoints->grpc_port = port_of(grpc, "grpc listening on");
+  if (options.protocol == "grpc") endpoints->grpc_port = port_of(grpc, "grpc listening on");
   return pid;
 }
 
@@ -442,6 +445,14 @@ class GrpcProtocolClient {
     grpc::ChannelArguments arguments;
     arguments.SetInt("grpc.use_local_subchannel_pool", 1);  // a connection of its own
     arguments.SetInt("serving_load.client", id);
+    // As production gRPC clients are configured: a call that fails with
+    // UNAVAILABLE (a replica gone; a load balancer's 502) is retried, up to
+    // 3 attempts. Only the answer after that counts.
+    arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
+    arguments.SetServiceConfigJSON(R"({"methodConfig": [{
+        "name": [{"service": "inference.GRPCInferenceService"}],
+        "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.01s", "maxBackoff": "0.1s",
+                        "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]})");
     stub_ = inference::GRPCInferenceService::NewStub(
         grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments));
   }
@@ -613,7 +624,10 @@ int main(int argc, char** argv) {
   if (own_server) {
     if (options.protocol != "v1") repository = MakeRepository(options);
     pid = StartServer(options, repository, &endpoints);
-    if (pid < 0 || endpoints.http_port == 0 || endpoints.grpc_port == 0) return 1;
+    if (pid < 0 || endpoints.http_port == 0 ||
+        (options.protocol == "grpc" && endpoints.grpc_port == 0)) {
+      return 1;
+    }
   } else if (!SplitHostPort(options.target, &endpoints.host, &endpoints.http_port) ||
              (!options.grpc_target.empty() &&
               !SplitHostPort(options.grpc_target, &endpoints.host, &endpoints.grpc_port))) {

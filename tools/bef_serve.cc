@@ -298,7 +298,10 @@ int Serve(const ServeOptions& options) {
   if (options.grpc_port >= 0) {
     grpc_service = std::make_unique<serving::GrpcInferenceService>(repository.get(), host->get());
     grpc::ResourceQuota quota("bef_serve");
-    quota.SetMaxThreads(options.http.worker_threads + 4);
+    // gRPC's synchronous server holds a thread per call in progress (and a
+    // few to poll): at most --max_concurrent_requests calls run; beyond
+    // that gRPC answers RESOURCE_EXHAUSTED.
+    quota.SetMaxThreads(static_cast<int>(options.http.max_concurrent_requests) + 8);
     grpc::ServerBuilder builder;
     builder.SetResourceQuota(quota);
     builder.SetMaxReceiveMessageSize(static_cast<int>(options.http.max_body_bytes));

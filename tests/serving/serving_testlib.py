@@ -2,6 +2,7 @@
 requests over http.client, raw HTTP over sockets, the server's memory."""
 import http.client
 import json
+import os
 import resource
 import signal
 import socket
@@ -14,6 +15,11 @@ class Server:
     --model_repository); `port` once it listens."""
 
     def __init__(self, binary, program, *flags, env=None):
+        if "TSAN_OPTIONS" in os.environ and any(f.startswith("--grpc_port=") for f in flags):
+            # Debian's gRPC is not built for TSan (grpc_tsan_suppressions.txt).
+            env = dict(env or os.environ)
+            env["TSAN_OPTIONS"] += ":suppressions=" + os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), "grpc_tsan_suppressions.txt")
         self.process = subprocess.Popen(
             [binary, "--port=0", *flags] + ([program] if program else []),
             stdout=subprocess.PIPE,

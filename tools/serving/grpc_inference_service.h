@@ -5,8 +5,9 @@
 // code and message (and the kernel's location); a request's deadline
 // (`grpc-timeout`) or its `timeout_ms` parameter cancels the run.
 //
-// gRPC's synchronous server runs the handlers on its own threads, bounded by
-// a resource quota (bef_serve --threads).
+// gRPC's synchronous server runs the handlers on its own threads, one per
+// call in progress, bounded by a resource quota (bef_serve
+// --max_concurrent_requests).
 #ifndef BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
 #define BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
 
