@@ -293,7 +293,10 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i]->IsError()) {
       const ErrorInfo& error = results[i]->GetErrorInfo();
-      outcome.error = error.status;
+      // A Status of its own, not a copy sharing the payload's: the payload
+      // dies on a runtime thread, and Debian's Abseil (not built for TSan)
+      // counts the shared references where TSan cannot see it.
+      outcome.error = absl::Status(error.status.code(), error.status.message());
       outcome.location = LocationText(error.location);
       outcome.outputs.clear();
       return outcome;
