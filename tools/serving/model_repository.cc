@@ -112,7 +112,9 @@ absl::StatusOr<ModelConfig> ModelConfig::Parse(std::string_view text) {
         (key == "inputs" ? config.inputs : config.outputs).push_back(std::move(*tensor));
       }
     } else if (key == "version_policy" && value.is_object() && value.size() == 1) {
-      const auto& [kind, body] = *value.items().begin();
+      auto only = value.begin();
+      const std::string& kind = only.key();
+      const Json& body = only.value();
       if (kind == "latest" && body.is_object() && body.contains("num_versions") &&
           body["num_versions"].is_number_integer() && body["num_versions"].get<int64_t>() > 0) {
         config.policy = Policy::kLatest;
