@@ -22,9 +22,13 @@
 #include "bef/tensor/sparse_and_string_tensors.h"
 #include "bef/support/string_view.h"
 #include "tools/serving/json_codec.h"
+#include "tools/serving/model_repository.h"
 
 namespace bef {
 namespace {
+
+using serving::LocationText;
+using serving::WaitForAll;
 
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -38,33 +42,6 @@ std::string CodeName(absl::StatusCode code) {
     c = c == ' ' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   return name;
-}
-
-std::string LocationText(const Location& location) {
-  if (!location.has_value()) return "";
-  DecodedLocation decoded = location.Decode();
-  if (!decoded.is_file_location()) return decoded.description;
-  if (decoded.filename.empty()) return "";
-  return absl::StrCat(decoded.filename, ":", decoded.line, ":", decoded.column);
-}
-
-// Waits until every value is available (from any thread).
-void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
-  struct Latch {
-    std::mutex mutex;
-    std::condition_variable done;
-    size_t pending;
-  };
-  auto latch = std::make_shared<Latch>();
-  latch->pending = values.size();
-  for (const RCReference<AsyncValue>& value : values) {
-    value->AndThen([latch] {
-      std::lock_guard<std::mutex> lock(latch->mutex);
-      if (--latch->pending == 0) latch->done.notify_all();
-    });
-  }
-  std::unique_lock<std::mutex> lock(latch->mutex);
-  latch->done.wait(lock, [&] { return latch->pending == 0; });
 }
 
 }  // namespace

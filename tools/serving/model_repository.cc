@@ -40,33 +40,6 @@ int64_t ModifiedNanos(const std::string& path) {
   return static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
 }
 
-std::string LocationText(const Location& location) {
-  if (!location.has_value()) return "";
-  DecodedLocation decoded = location.Decode();
-  if (!decoded.is_file_location()) return decoded.description;
-  if (decoded.filename.empty()) return "";
-  return absl::StrCat(decoded.filename, ":", decoded.line, ":", decoded.column);
-}
-
-// Waits until every value is available (from any thread).
-void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
-  struct Latch {
-    std::mutex mutex;
-    std::condition_variable done;
-    size_t pending;
-  };
-  auto latch = std::make_shared<Latch>();
-  latch->pending = values.size();
-  for (const RCReference<AsyncValue>& value : values) {
-    value->AndThen([latch] {
-      std::lock_guard<std::mutex> lock(latch->mutex);
-      if (--latch->pending == 0) latch->done.notify_all();
-    });
-  }
-  std::unique_lock<std::mutex> lock(latch->mutex);
-  latch->done.wait(lock, [&] { return latch->pending == 0; });
-}
-
 absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::string& what) {
   if (!json.is_object()) return absl::InvalidArgumentError(what + " must be an object");
   ModelConfig::Tensor tensor;
@@ -92,6 +65,32 @@ absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::st
 }
 
 }  // namespace
+
+std::string LocationText(const Location& location) {
+  if (!location.has_value()) return "";
+  DecodedLocation decoded = location.Decode();
+  if (!decoded.is_file_location()) return decoded.description;
+  if (decoded.filename.empty()) return "";
+  return absl::StrCat(decoded.filename, ":", decoded.line, ":", decoded.column);
+}
+
+void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
+  struct Latch {
+    std::mutex mutex;
+    std::condition_variable done;
+    size_t pending;
+  };
+  auto latch = std::make_shared<Latch>();
+  latch->pending = values.size();
+  for (const RCReference<AsyncValue>& value : values) {
+    value->AndThen([latch] {
+      std::lock_guard<std::mutex> lock(latch->mutex);
+      if (--latch->pending == 0) latch->done.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(latch->mutex);
+  latch->done.wait(lock, [&] { return latch->pending == 0; });
+}
 
 // --- ModelConfig ---
 

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@
 #include "tools/serving/service_metrics.h"
 
 namespace bef::serving {
+
+// `file.mlir:3:8` (or the location's description; "" without one): how
+// serving errors name the kernel that failed.
+std::string LocationText(const Location& location);
+
+// Blocks until every value is available (from any thread, without running
+// the host's work: the work queue's threads do).
+void WaitForAll(std::span<const RCReference<AsyncValue>> values);
 
 // One input or output of a model as the Open Inference Protocol describes
 // it.
