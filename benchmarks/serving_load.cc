@@ -33,6 +33,8 @@
 //
 //   bazel run --config=opt //benchmarks:serving_load -- --seconds=60
 //   (flags: --protocol=http|grpc|v1 (http), --binary, --models=N (1),
+//    --mix=all|scalar|tensor (all: the mix above; scalar: only `add`;
+//    tensor: only `echo` of --tensor_elements=N INT32s, 262144 = 1 MiB),
 //    --seconds=N (20), --clients=N (8), --work_queue_type=SPEC (mstd:2),
 //    --idle_connections=N (0), --slowloris_connections=N (0),
 //    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT])
@@ -73,6 +75,8 @@ struct LoadOptions {
   std::string protocol = "http";
   bool binary = false;
   int models = 1;
+  std::string mix = "all";  // all, scalar, tensor
+  int tensor_elements = 262144;  // INT32 elements of a --mix=tensor request (1 MiB)
   int seconds = 20;
   int clients = 8;
   int idle_connections = 0;
@@ -98,7 +102,7 @@ struct Totals {
   std::fprintf(stderr,
                "%s: %s\nusage: %s (--server=bef_serve --program=file.bef | "
                "--target=HOST:PORT [--grpc_target=HOST:PORT]) [--protocol=http|grpc|v1] "
-               "[--binary] [--models=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
+               "[--binary] [--models=N] [--mix=all|scalar|tensor] [--tensor_elements=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
                "[--idle_connections=N] [--slowloris_connections=N]\n",
                program, problem.c_str(), program);
   std::exit(2);
@@ -342,9 +346,11 @@ void HoldHostileConnections(int port, int idle, int slowloris, const std::atomic
 
 
 // What one client checks, whatever the protocol.
-enum class Kind { kAdd, kEcho, kBad, kDeadline };
+enum class Kind { kAdd, kEcho, kBad, kDeadline, kTensor };
 
-Kind KindOf(uint64_t n) {
+Kind KindOf(uint64_t n, const std::string& mix) {
+  if (mix == "scalar") return Kind::kAdd;
+  if (mix == "tensor") return Kind::kTensor;
   int k = n % 20;
   if (k == 7 || k == 17) return Kind::kBad;
   if (k == 3 || k == 13) return Kind::kDeadline;
@@ -367,13 +373,54 @@ std::string Json2(int32_t a, int32_t b) {
 
 class HttpProtocolClient {
  public:
-  HttpProtocolClient(int port, bool binary, bool v1) : http_(port), binary_(binary), v1_(v1) {}
+  HttpProtocolClient(int port, bool binary, bool v1, int tensor_elements)
+      : http_(port), binary_(binary), v1_(v1) {
+    if (tensor_elements <= 0) return;
+    std::vector<int32_t> values(tensor_elements);
+    for (int i = 0; i < tensor_elements; ++i) values[i] = (i * 7) % 1000003;
+    std::string list;
+    for (int i = 0; i < tensor_elements; ++i) absl::StrAppend(&list, i ? "," : "", values[i]);
+    tensor_shape_ = absl::StrCat("\"shape\":[", tensor_elements, "]");
+    tensor_prefix_ = absl::StrCat(values[0], ",", tensor_elements > 1 ? values[1] : 0);
+    if (v1_) {
+      tensor_body_ = absl::StrCat(R"({"args": [{"dtype": "i32", "shape": [)", tensor_elements,
+                                  R"(], "values": [)", list, "]}]}");
+    } else if (binary_) {
+      std::string header = absl::StrCat(
+          R"({"inputs": [{"name": "x", "shape": [)", tensor_elements,
+          R"(], "datatype": "INT32", "parameters": {"binary_data_size": )",
+          tensor_elements * 4, R"(}}], "outputs": [{"name": "y", "parameters": {"binary_data": true}}]})");
+      tensor_json_length_ = header.size();
+      tensor_raw_ = std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+      tensor_body_ = header + tensor_raw_;
+    } else {
+      tensor_body_ = absl::StrCat(R"({"inputs": [{"name": "x", "shape": [)", tensor_elements,
+                                  R"(], "datatype": "INT32", "data": [)", list, "]}]}");
+    }
+  }
 
   Outcome Send(Kind kind, const std::string& model, int32_t a, int32_t b) {
     HttpClient::Reply reply;
     int expected_status = 200;
     std::string expected;
     switch (kind) {
+      case Kind::kTensor:
+        if (binary_ && !v1_) {
+          reply = http_.Post("/v2/models/echo/infer", tensor_body_, tensor_json_length_);
+          if (reply.status == 200 &&
+              (!reply.json_length || reply.body.size() != *reply.json_length + tensor_raw_.size() ||
+               reply.body.compare(*reply.json_length, std::string::npos, tensor_raw_) != 0)) {
+            return {Outcome::kWrong, "wrong binary tensor echo"};
+          }
+        } else {
+          reply = http_.Post(v1_ ? "/v1/functions/echo_tensor:run" : "/v2/models/echo/infer",
+                             tensor_body_);
+          if (reply.status == 200 && (reply.body.find(tensor_shape_) == std::string::npos ||
+                                      reply.body.find(tensor_prefix_) == std::string::npos)) {
+            return {Outcome::kWrong, "wrong tensor echo"};
+          }
+        }
+        break;
       case Kind::kBad:
         expected_status = 400;
         reply = v1_ ? http_.Post("/v1/functions/add:run", "{\"args\": [1]}")
@@ -437,11 +484,24 @@ class HttpProtocolClient {
   HttpClient http_;
   bool binary_;
   bool v1_;
+  // The --mix=tensor request and what its answer must hold.
+  std::string tensor_body_, tensor_raw_, tensor_shape_, tensor_prefix_;
+  size_t tensor_json_length_ = 0;
 };
 
 class GrpcProtocolClient {
  public:
-  GrpcProtocolClient(const std::string& target, int id) {
+  GrpcProtocolClient(const std::string& target, int id, int tensor_elements) {
+    if (tensor_elements > 0) {
+      tensor_.set_model_name("echo");
+      auto* x = tensor_.add_inputs();
+      x->set_name("x");
+      x->set_datatype("INT32");
+      x->add_shape(tensor_elements);
+      for (int i = 0; i < tensor_elements; ++i) {
+        x->mutable_contents()->add_int_contents((i * 7) % 1000003);
+      }
+    }
     grpc::ChannelArguments arguments;
     arguments.SetInt("grpc.use_local_subchannel_pool", 1);  // a connection of its own
     arguments.SetInt("serving_load.client", id);
@@ -461,6 +521,7 @@ class GrpcProtocolClient {
     inference::ModelInferRequest request;
     inference::ModelInferResponse response;
     grpc::StatusCode expected_code = grpc::StatusCode::OK;
+    if (kind == Kind::kTensor) request = tensor_;
     auto input = [&](const char* name, const char* datatype) {
       auto* tensor = request.add_inputs();
       tensor->set_name(name);
@@ -468,6 +529,8 @@ class GrpcProtocolClient {
       return tensor;
     };
     switch (kind) {
+      case Kind::kTensor:
+        break;
       case Kind::kBad:
         expected_code = grpc::StatusCode::INVALID_ARGUMENT;
         request.set_model_name(model);
@@ -503,6 +566,15 @@ class GrpcProtocolClient {
       return {Outcome::kWrong, absl::StrCat("status ", status.error_code(), ": ",
                                             status.error_message())};
     }
+    if (kind == Kind::kTensor) {
+      const auto& want = tensor_.inputs(0).contents().int_contents();
+      const auto& got = response.outputs_size() == 1 ? response.outputs(0).contents().int_contents()
+                                                     : want;
+      if (response.outputs_size() != 1 || got.size() != want.size() ||
+          !std::equal(got.begin(), got.end(), want.begin())) {
+        return {Outcome::kWrong, "wrong tensor echo"};
+      }
+    }
     if (kind == Kind::kAdd || kind == Kind::kEcho) {
       std::vector<int32_t> want = kind == Kind::kAdd ? std::vector<int32_t>{a + b}
                                                      : std::vector<int32_t>{a, 7};
@@ -517,17 +589,18 @@ class GrpcProtocolClient {
 
  private:
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+  inference::ModelInferRequest tensor_;  // the --mix=tensor request
 };
 
 template <typename ProtocolClient>
-void RunClient(ProtocolClient& client, int id, int models,
+void RunClient(ProtocolClient& client, int id, int models, const std::string& mix,
                std::chrono::steady_clock::time_point end, Totals* totals) {
   std::mt19937 random(1234 + id);
   std::uniform_int_distribution<int32_t> operand(-1000000, 1000000);
   std::vector<int64_t> latencies;
   for (uint64_t n = 0; std::chrono::steady_clock::now() < end; ++n) {
     totals->requests.fetch_add(1, std::memory_order_relaxed);
-    Kind kind = KindOf(n);
+    Kind kind = KindOf(n, mix);
     std::string model = absl::StrCat("add_", random() % models);
     int32_t a = operand(random), b = operand(random);
     auto start = std::chrono::steady_clock::now();
@@ -557,11 +630,13 @@ void RunClient(ProtocolClient& client, int id, int models,
 void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
             std::chrono::steady_clock::time_point end, Totals* totals) {
   if (options.protocol == "grpc") {
-    GrpcProtocolClient client(absl::StrCat(endpoints.host, ":", endpoints.grpc_port), id);
-    RunClient(client, id, options.models, end, totals);
+    GrpcProtocolClient client(absl::StrCat(endpoints.host, ":", endpoints.grpc_port), id,
+                              options.mix == "tensor" ? options.tensor_elements : 0);
+    RunClient(client, id, options.models, options.mix, end, totals);
   } else {
-    HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1");
-    RunClient(client, id, options.models, end, totals);
+    HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1",
+                              options.mix == "tensor" ? options.tensor_elements : 0);
+    RunClient(client, id, options.models, options.mix, end, totals);
   }
 }
 
@@ -587,6 +662,10 @@ int main(int argc, char** argv) {
       count(&options.clients, 1);
     } else if (name == "models") {
       count(&options.models, 1);
+    } else if (name == "tensor_elements") {
+      count(&options.tensor_elements, 1);
+    } else if (name == "mix" && (value == "all" || value == "scalar" || value == "tensor")) {
+      options.mix = value;
     } else if (name == "idle_connections") {
       count(&options.idle_connections, 0);
     } else if (name == "slowloris_connections") {

@@ -23,6 +23,10 @@ from serving_testlib import raw_exchange  # noqa: E402
 BEF_SERVE = None
 PROGRAM = None
 ADD = b"/v1/functions/add:run"
+INFER = b"/v2/models/serve_test/infer"  # the single file's model: main adds
+INFER_BODY = json.dumps({"inputs": [
+    {"name": "input_0", "shape": [], "datatype": "INT32", "data": [40]},
+    {"name": "input_1", "shape": [], "datatype": "INT32", "data": [2]}]}).encode()
 
 
 def Server(*flags, env=None):
@@ -37,7 +41,7 @@ def post(path, body, extra_headers=b""):
 class HttpDetailsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = Server("--max_body_bytes=100000")
+        cls.server = Server("--max_body_bytes=100000", "--grpc_port=0")
 
     @classmethod
     def tearDownClass(cls):
@@ -58,11 +62,52 @@ class HttpDetailsTest(unittest.TestCase):
         self.assertLess(seconds, 2)
 
     def test_post_without_length_gets_411_at_once(self):
-        status, headers, _, seconds = self.exchange(
-            b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\n\r\n")
-        self.assertEqual(status, 411)
-        self.assertEqual(headers.get("connection"), "close")
+        for path in (ADD, INFER):
+            status, headers, _, seconds = self.exchange(
+                b"POST " + path + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+            self.assertEqual(status, 411, path)
+            self.assertEqual(headers.get("connection"), "close")
+            self.assertLess(seconds, 2)
+
+    def test_the_protocol_endpoints_get_the_same_front_end(self):
+        # 415 for a form, octet-stream taken (binary tensor data), 405 with
+        # Allow, 413 before the body, a half-closed client answered.
+        status, _, _, seconds = self.exchange(
+            b"POST " + INFER + b" HTTP/1.1\r\nHost: t\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1")
+        self.assertEqual(status, 415)
         self.assertLess(seconds, 2)
+        status, _, answer, _ = self.exchange(
+            post(INFER, INFER_BODY).replace(b"application/json", b"application/octet-stream"))
+        self.assertEqual((status, json.loads(answer)["outputs"][0]["data"]), (200, [42]))
+        status, headers, _, _ = self.exchange(b"GET " + INFER + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+        self.assertEqual((status, headers.get("allow")), (405, "POST"))
+        status, _, _, seconds = self.exchange(
+            b"POST " + INFER + b" HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000\r\n\r\n")
+        self.assertEqual(status, 413)
+        self.assertLess(seconds, 2)
+        status, _, answer, _ = self.exchange(post(INFER, INFER_BODY), shutdown_write=True)
+        self.assertEqual((status, json.loads(answer)["outputs"][0]["data"]), (200, [42]))
+        deep = b'{"inputs": [' + b"[" * 40000 + b"]" * 40000 + b"]}"  # under the 100000 limit
+        status, _, answer, _ = self.exchange(post(INFER, deep))
+        self.assertEqual(status, 400)
+        self.assertIn("more than 64 levels deep", json.loads(answer)["error"])
+
+    def test_grpc_refuses_messages_over_the_body_limit(self):
+        channel = grpc.insecure_channel("127.0.0.1:%d" % self.server.grpc_port)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        request = pb2.ModelInferRequest(model_name="serve_test")
+        request.inputs.add(name="input_0", datatype="INT32", shape=[])
+        request.raw_input_contents.append(b"x" * 200000)
+        with self.assertRaises(grpc.RpcError) as caught:
+            stub.ModelInfer(request, timeout=10)
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        request = pb2.ModelInferRequest(model_name="serve_test")
+        for name, value in (("input_0", 40), ("input_1", 2)):
+            request.inputs.add(name=name, datatype="INT32", shape=[]).contents.int_contents.append(value)
+        self.assertEqual(list(stub.ModelInfer(request, timeout=10).outputs[0].contents.int_contents),
+                         [42])
+        channel.close()
 
     def test_conflicting_content_lengths_get_400(self):
         body = b'{"args": [1, 2]}'
@@ -222,7 +267,7 @@ class StarvationTest(unittest.TestCase):
         limit = serving_testlib.raise_open_file_limit(1400)
         if limit < 1400:
             self.skipTest("this machine allows %d open files" % limit)
-        server = Server("--drain_secs=10")
+        server = Server("--drain_secs=10", "--grpc_port=0")
         held, slowloris = [], []
         stop = threading.Event()
         try:
@@ -249,14 +294,26 @@ class StarvationTest(unittest.TestCase):
             dripper.start()
 
             latencies = []
-            for i in range(200):
+            for i in range(300):
                 start = time.monotonic()
-                if i % 2:
+                if i % 4 == 0:
                     status, body = server.request("GET", "/healthz")
                     self.assertEqual((status, body), (200, "ok\n"))
-                else:
+                elif i % 4 == 1:
                     status, body = server.run("add", {"args": [i, 1]})
                     self.assertEqual((status, body), (200, {"results": [i + 1]}))
+                elif i % 4 == 2:
+                    status, body = server.request("POST", "/v2/models/serve_test/infer", INFER_BODY)
+                    self.assertEqual((status, body["outputs"][0]["data"]), (200, [42]))
+                else:  # gRPC, on a channel of its own
+                    with grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port) as channel:
+                        request = pb2.ModelInferRequest(model_name="serve_test")
+                        for name, value in (("input_0", i), ("input_1", 1)):
+                            request.inputs.add(name=name, datatype="INT32",
+                                               shape=[]).contents.int_contents.append(value)
+                        answer = pb2_grpc.GRPCInferenceServiceStub(channel).ModelInfer(
+                            request, timeout=10)
+                        self.assertEqual(list(answer.outputs[0].contents.int_contents), [i + 1])
                 latencies.append(time.monotonic() - start)
             latencies.sort()
             p99 = latencies[int(len(latencies) * 0.99) - 1]
@@ -382,4 +439,9 @@ class MemoryTest(unittest.TestCase):
 
 if __name__ == "__main__":
     BEF_SERVE, PROGRAM = sys.argv[1], sys.argv[2]
+    # The stubs generated from the .proto, at the runfiles' root.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    import grpc  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2 as pb2  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2_grpc as pb2_grpc  # noqa: E402
     unittest.main(argv=[sys.argv[0], "-v"])

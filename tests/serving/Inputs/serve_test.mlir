@@ -46,3 +46,9 @@ func.func @consume(%t: !tfrt_tensor.tensor) -> i32 {
   %one = tfrt.constant.i32 1
   tfrt.return %one : i32
 }
+
+// The model of the single-file form (/v2/models/serve_test): the sum.
+func.func @main(%a: i32, %b: i32) -> i32 {
+  %c = tfrt.add.i32 %a, %b
+  tfrt.return %c : i32
+}
