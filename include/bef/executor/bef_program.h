@@ -29,7 +29,11 @@
 // only to finish the bookkeeping of the kernel that produced it (other
 // results of that kernel) and to run kernels that lead to no result (side
 // effects on a chain that is not returned); host.Quiesce() waits for work
-// queued on the host.
+// queued on the host. To free a program while executions may still run,
+// own it through a std::shared_ptr and give each request a reference:
+// request->SetData(program_ptr) -- the executor holds the request until
+// the execution's last kernel has run (bef_serve's LoadedModel does this,
+// tools/serving/model_repository.h).
 #ifndef BEF_EXECUTOR_BEF_PROGRAM_H_
 #define BEF_EXECUTOR_BEF_PROGRAM_H_
 
