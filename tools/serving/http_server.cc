@@ -193,6 +193,13 @@ class HttpServer::Impl {
   HttpServerOptions options_;
   std::vector<Route> routes_;
   ErrorResponder error_responder_;
+  // Declared before io_: handlers io_ still holds when it is destroyed may
+  // own sessions, whose destructors unregister here.
+  mutable std::mutex sessions_mutex_;
+  std::condition_variable sessions_changed_;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;
+  bool shutdown_requested_ = false;  // guarded by sessions_mutex_
+  std::chrono::steady_clock::time_point drain_deadline_;
   net::io_context io_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_accept_;
@@ -207,11 +214,6 @@ class HttpServer::Impl {
     std::atomic<uint64_t> timeouts{0};
   } counters_;
 
-  mutable std::mutex sessions_mutex_;
-  std::condition_variable sessions_changed_;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;
-  bool shutdown_requested_ = false;  // guarded by sessions_mutex_
-  std::chrono::steady_clock::time_point drain_deadline_;
 };
 
 namespace {
