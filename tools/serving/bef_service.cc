@@ -27,7 +27,6 @@
 namespace bef {
 namespace {
 
-using serving::LocationText;
 using serving::WaitForAll;
 
 int64_t NowNanos() {

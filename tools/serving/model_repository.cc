@@ -66,14 +66,6 @@ absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::st
 
 }  // namespace
 
-std::string LocationText(const Location& location) {
-  if (!location.has_value()) return "";
-  DecodedLocation decoded = location.Decode();
-  if (!decoded.is_file_location()) return decoded.description;
-  if (decoded.filename.empty()) return "";
-  return absl::StrCat(decoded.filename, ":", decoded.line, ":", decoded.column);
-}
-
 void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
   struct Latch {
     std::mutex mutex;

@@ -45,10 +45,6 @@
 
 namespace bef::serving {
 
-// `file.mlir:3:8` (or the location's description; "" without one): how
-// serving errors name the kernel that failed.
-std::string LocationText(const Location& location);
-
 // Blocks until every value is available (from any thread, without running
 // the host's work: the work queue's threads do).
 void WaitForAll(std::span<const RCReference<AsyncValue>> values);

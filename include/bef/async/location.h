@@ -43,6 +43,18 @@ struct Location {
   uint64_t data = 0;
 };
 
+// `file.mlir:3:8` for a file location, the description of an opaque one,
+// "" when there is none (no location, or a file location without a name):
+// what error messages for users (bef_serve, the Python package) show.
+inline std::string LocationText(const Location& location) {
+  if (!location.has_value()) return "";
+  DecodedLocation decoded = location.Decode();
+  if (!decoded.is_file_location()) return decoded.description;
+  if (decoded.filename.empty()) return "";
+  return decoded.filename + ":" + std::to_string(decoded.line) + ":" +
+         std::to_string(decoded.column);
+}
+
 }  // namespace bef
 
 #endif  // BEF_ASYNC_LOCATION_H_

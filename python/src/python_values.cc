@@ -1,0 +1,390 @@
+#include "python/src/python_values.h"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "bef/format/bef_encoding.h"
+#include "bef/tensor/sparse_and_string_tensors.h"
+#include "pybind11/numpy.h"
+
+namespace bef::python {
+namespace {
+
+using namespace pybind11::literals;
+
+// What the conversions look up once. Never destroyed: static destructors
+// run after the interpreter is gone.
+struct Globals {
+  py::object errors;        // the module bef._errors
+  py::object numpy_bool;    // numpy.bool_
+  py::object asarray;       // numpy.asarray
+  py::object ascontiguous;  // numpy.ascontiguousarray
+  py::object object_array;  // numpy.array(list, dtype=object)
+  py::object object_dtype;
+  // The NumPy dtype of each DType, None where NumPy has none.
+  std::array<py::object, kNumDTypes> dtypes;
+};
+Globals* globals = nullptr;
+
+// Objects released by threads that did not hold the GIL, waiting for it.
+std::mutex deferred_mutex;
+std::vector<PyObject*>* deferred_objects = new std::vector<PyObject*>();
+
+int ReleaseDeferredObjectsCall(void*) {
+  ReleaseDeferredObjects();
+  return 0;
+}
+
+void ReleasePythonObject(PyObject* object) {
+  if (PyGILState_Check()) {
+    Py_DECREF(object);
+    return;
+  }
+  // A runtime thread dropped the last reference to a value holding the
+  // object (a kernel finishing after the caller gave up on the run): the
+  // interpreter releases it at its next pending-call check (or the next
+  // run does, when the pending-call queue is full).
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex);
+    first = deferred_objects->empty();
+    deferred_objects->push_back(object);
+  }
+  if (first) Py_AddPendingCall(&ReleaseDeferredObjectsCall, nullptr);
+}
+
+std::string TypeName(py::handle object) { return Py_TYPE(object.ptr())->tp_name; }
+
+std::string Repr(py::handle object) {
+  std::string text = py::repr(object).cast<std::string>();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
+bool IsBool(py::handle object) {
+  return PyBool_Check(object.ptr()) || py::isinstance(object, globals->numpy_bool);
+}
+
+template <typename T, typename... Args>
+RCReference<AsyncValue> Available(Args&&... args) {
+  return MakeAvailableAsyncValueRef<T>(std::forward<Args>(args)...).ReleaseRCRef();
+}
+
+// What a Python error raised while converting becomes: ArgumentError with
+// `prefix` and the Python error's text.
+[[noreturn]] void RethrowAsArgumentError(const std::string& prefix) {
+  py::error_already_set error;
+  ThrowArgumentError(prefix + ": " + error.what());
+}
+
+template <typename T>
+RCReference<AsyncValue> IntegerFrom(std::string_view type, py::handle object,
+                                    const std::string& what) {
+  if (IsBool(object) || !PyIndex_Check(object.ptr())) {
+    ThrowArgumentError(what + " (" + std::string(type) + ") must be an int, not " +
+                       TypeName(object));
+  }
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(object.ptr()));
+  if (!index) RethrowAsArgumentError(what);
+  auto out_of_range = [&]() {
+    ThrowArgumentError(what + " (" + std::string(type) + "): " + Repr(object) +
+                       " is out of range [" + std::to_string(std::numeric_limits<T>::min()) +
+                       ", " + std::to_string(std::numeric_limits<T>::max()) + "]");
+  };
+  if constexpr (std::is_signed_v<T>) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (value == -1 && PyErr_Occurred()) RethrowAsArgumentError(what);
+    if (overflow != 0 || value < std::numeric_limits<T>::min() ||
+        value > std::numeric_limits<T>::max()) {
+      out_of_range();
+    }
+    return Available<T>(static_cast<T>(value));
+  } else {
+    unsigned long long value = PyLong_AsUnsignedLongLong(index.ptr());
+    if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();  // negative or too large
+      out_of_range();
+    }
+    if (value > std::numeric_limits<T>::max()) out_of_range();
+    return Available<T>(static_cast<T>(value));
+  }
+}
+
+template <typename T>
+RCReference<AsyncValue> FloatFrom(std::string_view type, py::handle object,
+                                  const std::string& what) {
+  auto refuse = [&]() {
+    ThrowArgumentError(what + " (" + std::string(type) + ") must be a float, not " +
+                       TypeName(object));
+  };
+  if (IsBool(object) || PyUnicode_Check(object.ptr()) || PyBytes_Check(object.ptr())) refuse();
+  double value = PyFloat_AsDouble(object.ptr());
+  if (value == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      refuse();
+    }
+    RethrowAsArgumentError(what);  // OverflowError: an int too large for a double
+  }
+  if (std::is_same_v<T, float> && std::isfinite(value) &&
+      std::fabs(value) > std::numeric_limits<float>::max()) {
+    ThrowArgumentError(what + " (f32): " + Repr(object) + " is out of range for f32");
+  }
+  return Available<T>(static_cast<T>(value));
+}
+
+// str as UTF-8, bytes as they are; false for anything else.
+bool StringFrom(py::handle object, std::string* out, const std::string& what) {
+  if (PyUnicode_Check(object.ptr())) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(object.ptr(), &size);
+    if (data == nullptr) RethrowAsArgumentError(what);  // lone surrogates
+    out->assign(data, static_cast<size_t>(size));
+    return true;
+  }
+  if (PyBytes_Check(object.ptr())) {
+    out->assign(PyBytes_AS_STRING(object.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(object.ptr())));
+    return true;
+  }
+  return false;
+}
+
+py::object StringToPython(const std::string& value) {
+  PyObject* text = PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()), nullptr);
+  if (text != nullptr) return py::reinterpret_steal<py::object>(text);
+  PyErr_Clear();
+  return py::bytes(value);
+}
+
+bool IsTensorType(std::string_view type) {
+  return type == "!tfrt_tensor.tensor" || type == "!t.tensor";
+}
+
+DType DTypeOfNumpy(char kind, size_t itemsize) {
+  switch (kind) {
+    case 'b':
+      return itemsize == 1 ? DType::kI1 : DType::kInvalid;
+    case 'i':
+      return itemsize == 1 ? DType::kI8
+             : itemsize == 2 ? DType::kI16
+             : itemsize == 4 ? DType::kI32
+             : itemsize == 8 ? DType::kI64
+                             : DType::kInvalid;
+    case 'u':
+      return itemsize == 1 ? DType::kUI8
+             : itemsize == 2 ? DType::kUI16
+             : itemsize == 4 ? DType::kUI32
+             : itemsize == 8 ? DType::kUI64
+                             : DType::kInvalid;
+    case 'f':
+      return itemsize == 2 ? DType::kF16
+             : itemsize == 4 ? DType::kF32
+             : itemsize == 8 ? DType::kF64
+                             : DType::kInvalid;
+    case 'c':
+      return itemsize == 8 ? DType::kComplex64 : itemsize == 16 ? DType::kComplex128 : DType::kInvalid;
+    default:
+      return DType::kInvalid;
+  }
+}
+
+RCReference<AsyncValue> StringTensorFrom(const py::array& array, TensorShape shape,
+                                         const std::string& what) {
+  py::list items = array.attr("ravel")().attr("tolist")();
+  std::vector<std::string> values(items.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!StringFrom(items[i], &values[i], what)) {
+      ThrowArgumentError(what + ": element " + std::to_string(i) +
+                         " of a string tensor must be str or bytes, not " + TypeName(items[i]));
+    }
+  }
+  return Available<StringHostTensor>(std::move(shape), std::move(values));
+}
+
+RCReference<AsyncValue> TensorFrom(py::handle object, const std::string& what) {
+  py::array array;
+  if (py::isinstance<py::array>(object)) {
+    array = py::reinterpret_borrow<py::array>(object);
+  } else {
+    py::object converted;
+    try {
+      converted = globals->asarray(object);
+    } catch (py::error_already_set& error) {
+      ThrowArgumentError(what + " (a tensor) must be a NumPy array or convertible to one: " +
+                         error.what());
+    }
+    array = py::reinterpret_borrow<py::array>(converted);
+  }
+  TensorShape shape(std::vector<int64_t>(array.shape(), array.shape() + array.ndim()));
+  auto* descriptor = py::detail::array_descriptor_proxy(array.dtype().ptr());
+  char kind = descriptor->kind;
+  if (kind == 'U' || kind == 'S' || kind == 'O') return StringTensorFrom(array, std::move(shape), what);
+  DType dtype = DTypeOfNumpy(kind, static_cast<size_t>(array.itemsize()));
+  if (dtype == DType::kInvalid) {
+    ThrowArgumentError(what + " (a tensor) has dtype " + py::str(array.dtype()).cast<std::string>() +
+                       ", which no tensor dtype matches (bool, int8/16/32/64, uint8/16/32/64, "
+                       "float16/32/64, complex64/128, str, bytes)");
+  }
+  // Borrowed in place when the runtime can read it as it is; otherwise one
+  // copy into a contiguous, aligned, native-endian array the tensor owns.
+  bool native = descriptor->byteorder != '>';
+  bool contiguous = (array.flags() & py::array::c_style) != 0;
+  bool aligned = reinterpret_cast<uintptr_t>(array.data()) % DTypeAlignment(dtype) == 0;
+  if (!native || !contiguous || !aligned) {
+    array = py::reinterpret_borrow<py::array>(
+        globals->ascontiguous(array, "dtype"_a = globals->dtypes[static_cast<size_t>(dtype)]));
+  }
+  const void* data = array.data();
+  size_t size = static_cast<size_t>(array.nbytes());
+  RCReference<HostBuffer> buffer = HostBuffer::View(data, size, PythonOwner(std::move(array)));
+  return Available<DenseHostTensor>(dtype, std::move(shape), std::move(buffer));
+}
+
+py::object TensorToPython(std::string_view type, AsyncValue* value) {
+  const DenseHostTensor& tensor = value->get<DenseHostTensor>();
+  const py::object& dtype = globals->dtypes[static_cast<size_t>(tensor.dtype())];
+  if (dtype.is_none()) return py::cast(OpaqueValue{std::string(type), FormRef(value)});
+  std::vector<py::ssize_t> shape;
+  for (int64_t dim : tensor.shape().dims()) {
+    if (dim < 0) {
+      ThrowError("RuntimeError", "a result tensor has the negative dimension " +
+                                     std::to_string(dim) + " (shape " +
+                                     tensor.shape().ToString() + "), which NumPy cannot hold");
+    }
+    shape.push_back(static_cast<py::ssize_t>(dim));
+  }
+  py::dtype numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
+  if (tensor.buffer() == nullptr || tensor.DataSize() == 0) return py::array(numpy_dtype, shape);
+  py::object base = py::cast(TensorBuffer{tensor.buffer()});
+  py::array array(numpy_dtype, shape, tensor.data(), base);
+  if (tensor.read_only()) {
+    py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  }
+  return std::move(array);
+}
+
+py::object StringTensorToPython(const StringHostTensor& tensor) {
+  py::list items;
+  for (const std::string& element : tensor.values()) items.append(StringToPython(element));
+  py::object array = globals->object_array(items, "dtype"_a = globals->object_dtype);
+  std::vector<py::ssize_t> shape(tensor.shape().dims().begin(), tensor.shape().dims().end());
+  return array.attr("reshape")(py::cast(shape));
+}
+
+}  // namespace
+
+void InitializeValues() {
+  globals = new Globals();
+  globals->errors = py::module_::import("bef._errors");
+  py::module_ numpy = py::module_::import("numpy");
+  globals->numpy_bool = numpy.attr("bool_");
+  globals->asarray = numpy.attr("asarray");
+  globals->ascontiguous = numpy.attr("ascontiguousarray");
+  globals->object_array = numpy.attr("array");
+  globals->object_dtype = numpy.attr("dtype")("O");
+  for (py::object& dtype : globals->dtypes) dtype = py::none();
+  auto set = [&](DType dtype, const char* name) {
+    globals->dtypes[static_cast<size_t>(dtype)] = numpy.attr("dtype")(name);
+  };
+  set(DType::kI1, "bool");
+  set(DType::kI8, "int8");
+  set(DType::kI16, "int16");
+  set(DType::kI32, "int32");
+  set(DType::kI64, "int64");
+  set(DType::kUI8, "uint8");
+  set(DType::kUI16, "uint16");
+  set(DType::kUI32, "uint32");
+  set(DType::kUI64, "uint64");
+  set(DType::kF16, "float16");
+  set(DType::kF32, "float32");
+  set(DType::kF64, "float64");
+  set(DType::kComplex64, "complex64");
+  set(DType::kComplex128, "complex128");
+}
+
+void ThrowError(const char* error_class, const std::string& message, py::dict details) {
+  py::object type = globals->errors.attr(error_class);
+  py::object error = type(message, **details);
+  PyErr_SetObject(type.ptr(), error.ptr());
+  throw py::error_already_set();
+}
+
+void ThrowArgumentError(const std::string& message) { ThrowError("ArgumentError", message); }
+
+RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object,
+                                        HostAllocator* allocator, const std::string& what) {
+  if (py::isinstance<OpaqueValue>(object)) {
+    const OpaqueValue& opaque = object.cast<const OpaqueValue&>();
+    if (opaque.type != type) {
+      ThrowArgumentError(what + " has type " + std::string(type) + ", not " + opaque.type);
+    }
+    return opaque.value;
+  }
+  if (type == "i1") {
+    if (!IsBool(object)) ThrowArgumentError(what + " (i1) must be a bool, not " + TypeName(object));
+    return Available<bool>(PyObject_IsTrue(object.ptr()) == 1);
+  }
+  if (type == "i8") return IntegerFrom<int8_t>(type, object, what);
+  if (type == "i32") return IntegerFrom<int32_t>(type, object, what);
+  if (type == "i64") return IntegerFrom<int64_t>(type, object, what);
+  if (type == "ui8") return IntegerFrom<uint8_t>(type, object, what);
+  if (type == "ui32") return IntegerFrom<uint32_t>(type, object, what);
+  if (type == "ui64") return IntegerFrom<uint64_t>(type, object, what);
+  if (type == "f32") return FloatFrom<float>(type, object, what);
+  if (type == "f64") return FloatFrom<double>(type, object, what);
+  if (type == "!tfrt.string") {
+    std::string value;
+    if (!StringFrom(object, &value, what)) {
+      ThrowArgumentError(what + " (!tfrt.string) must be a str or bytes, not " + TypeName(object));
+    }
+    return Available<std::string>(std::move(value));
+  }
+  if (IsTensorType(type)) return TensorFrom(object, what);
+  ThrowArgumentError(what + " has type " + std::string(type) +
+                     ", which only a bef.Value of that type (a result of another run) can supply");
+}
+
+py::object ValueToPython(std::string_view type, AsyncValue* value) {
+  if (value->IsType<bool>()) return py::bool_(value->get<bool>());
+  if (value->IsType<int8_t>()) return py::int_(value->get<int8_t>());
+  if (value->IsType<int32_t>()) return py::int_(value->get<int32_t>());
+  if (value->IsType<int64_t>()) return py::int_(value->get<int64_t>());
+  if (value->IsType<uint8_t>()) return py::int_(value->get<uint8_t>());
+  if (value->IsType<uint32_t>()) return py::int_(value->get<uint32_t>());
+  if (value->IsType<uint64_t>()) return py::int_(value->get<uint64_t>());
+  if (value->IsType<float>()) return py::float_(value->get<float>());
+  if (value->IsType<double>()) return py::float_(value->get<double>());
+  if (value->IsType<std::string>()) return StringToPython(value->get<std::string>());
+  if (value->IsType<Chain>()) return py::none();
+  if (value->IsType<DenseHostTensor>()) return TensorToPython(type, value);
+  if (value->IsType<StringHostTensor>()) return StringTensorToPython(value->get<StringHostTensor>());
+  return py::cast(OpaqueValue{std::string(type), FormRef(value)});
+}
+
+std::shared_ptr<const void> PythonOwner(py::object object) {
+  PyObject* raw = object.release().ptr();
+  return std::shared_ptr<const void>(raw, [](const void* pointer) {
+    ReleasePythonObject(static_cast<PyObject*>(const_cast<void*>(pointer)));
+  });
+}
+
+void ReleaseDeferredObjects() {
+  std::vector<PyObject*> objects;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex);
+    if (deferred_objects->empty()) return;
+    objects.swap(*deferred_objects);
+  }
+  for (PyObject* object : objects) Py_DECREF(object);
+}
+
+}  // namespace bef::python

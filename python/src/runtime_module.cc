@@ -1,0 +1,451 @@
+// bef._runtime: the runtime half of the `bef` Python package (the package's
+// Python code, python/bef/, is its manual and public face).
+//
+//   load(path_or_bytes, work_queue) -> Program      verified load
+//   Program.run(name, *args, timeout=None)           runs with the GIL released
+//   Program._start(name, args, timeout, token)       a run whose completion
+//                                                    _next_completion() reports
+//
+// Hosts: one HostContext per work-queue spec ("mstd", "mstd:4", "s"),
+// created on first use and shared by every program loaded with that spec.
+// Hosts live until the process exits (never destroyed: runtime threads may
+// still finish side-effect kernels of abandoned runs).
+//
+// Lifetime: a Program owns its loaded file through a shared ProgramState;
+// every run's RequestContext holds that state too, so a program dropped (or
+// a run abandoned by Ctrl-C or a timeout) stays loaded until its last
+// kernel has run.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "bef/async/async_value_ref.h"
+#include "bef/async/location.h"
+#include "bef/executor/bef_program.h"
+#include "bef/format/section_reader.h"
+#include "bef/host/execution_context.h"
+#include "bef/host/host_context.h"
+#include "bef/host/kernel_registry.h"
+#include "bef/host/native_function.h"
+#include "bef/host/work_queue.h"
+#include "bef/loader/bef_dump.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "python/src/python_values.h"
+
+namespace bef::python {
+namespace {
+
+using namespace pybind11::literals;
+
+HostContext* HostFor(const std::string& work_queue) {
+  static std::mutex mutex;
+  static auto* hosts = new std::map<std::string, HostContext*>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = hosts->find(work_queue);
+  if (found != hosts->end()) return found->second;
+  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(work_queue);
+  if (!queue.ok()) {
+    ThrowArgumentError("work_queue='" + work_queue +
+                       "': not a work queue (use 'mstd', 'mstd:THREADS', "
+                       "'mstd:THREADS,BLOCKING_THREADS' or 's')");
+  }
+  // Errors reach Python through the results (with their locations); the
+  // diagnostic stream is not needed.
+  auto* host = new HostContext([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+                               std::move(*queue));
+  RegisterStaticKernels(&host->kernel_registry());
+  RegisterStaticNativeFunctions(&host->native_functions());
+  hosts->emplace(work_queue, host);
+  return host;
+}
+
+struct ProgramState {
+  ~ProgramState() {
+    resources.reset();  // values of tfrt.once may refer to the program
+    program.reset();
+  }
+
+  HostContext* host = nullptr;
+  std::string work_queue;
+  bool single_threaded = false;
+  std::unique_ptr<BefProgram> program;
+  std::unique_ptr<ResourceContext> resources = std::make_unique<ResourceContext>();
+  std::atomic<int64_t> next_request_id{1};
+};
+
+class RunCall;
+
+// Runs of run_async that finished, in the order they finished; the package's
+// dispatcher thread takes them one by one (_next_completion).
+class CompletionQueue {
+ public:
+  static CompletionQueue& Get() {
+    static auto* queue = new CompletionQueue();
+    return *queue;
+  }
+  void Push(std::shared_ptr<RunCall> call) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      calls_.push_back(std::move(call));
+    }
+    ready_.notify_one();
+  }
+  // Null once closed. REQUIRES: the GIL is released.
+  std::shared_ptr<RunCall> Pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return closed_ || !calls_.empty(); });
+    if (calls_.empty()) return nullptr;
+    std::shared_ptr<RunCall> call = std::move(calls_.front());
+    calls_.pop_front();
+    return call;
+  }
+  void Close() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+  void Reopen() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = false;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<RunCall>> calls_;
+  bool closed_ = false;
+};
+
+std::string CodeName(absl::StatusCode code) {
+  std::string name = absl::StatusCodeToString(code);
+  for (char& c : name) c = c == ' ' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// One execution of a function: its request, its results and its completion.
+class RunCall : public std::enable_shared_from_this<RunCall> {
+ public:
+  RunCall(std::shared_ptr<ProgramState> state, const Function* function, int64_t token)
+      : state_(std::move(state)), function_(function), token_(token) {}
+
+  int64_t token() const { return token_; }
+
+  // Converts the arguments (GIL held), then executes with the GIL released.
+  // When `notify` is true, the finished run is pushed on the completion
+  // queue. Throws bef.ArgumentError before anything runs.
+  void Start(const py::tuple& arguments, std::optional<double> timeout, bool notify) {
+    const std::vector<std::string_view>& types = function_->argument_types();
+    size_t expected = 0;
+    for (std::string_view type : types) expected += type != kChainType;
+    if (arguments.size() != expected) {
+      std::string list;
+      for (std::string_view type : types) {
+        if (type == kChainType) continue;
+        list += (list.empty() ? "" : ", ") + std::string(type);
+      }
+      ThrowArgumentError("'" + std::string(function_->name()) + "' takes " +
+                         std::to_string(expected) + " argument" + (expected == 1 ? "" : "s") +
+                         " (" + list + "), " + std::to_string(arguments.size()) + " given");
+    }
+    if (timeout && !(*timeout >= 0)) ThrowArgumentError("timeout must be a number of seconds >= 0");
+
+    HostContext* host = state_->host;
+    std::vector<RCReference<AsyncValue>> values;
+    values.reserve(types.size());
+    size_t next = 0;
+    for (std::string_view type : types) {
+      if (type == kChainType) {
+        values.push_back(FormRef(GetReadyChainValue()));
+        continue;
+      }
+      values.push_back(ValueFromPython(type, arguments[next], host->allocator(),
+                                       "argument " + std::to_string(next) + " of '" +
+                                           std::string(function_->name()) + "'"));
+      ++next;
+    }
+    std::vector<AsyncValue*> pointers;
+    pointers.reserve(values.size());
+    for (const auto& value : values) pointers.push_back(value.get());
+
+    request_ = RequestContext::Create(host, state_->resources.get(),
+                                      state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
+    request_->SetData(state_);
+    if (timeout) request_->SetDeadline(absl::Now() + absl::Seconds(*timeout));
+    results_.resize(function_->num_results());
+    notify_ = notify;
+    {
+      py::gil_scoped_release release;
+      ExecutionContext context(request_);
+      function_->Execute(context, pointers, results_);
+      if (state_->single_threaded) {
+        // The single-threaded queue runs queued work only in Await.
+        std::vector<AsyncValue*> waiting;
+        for (const auto& result : results_) waiting.push_back(result.get());
+        host->Await(waiting);
+      }
+    }
+    WatchResults();
+    // `values` are released here, with the GIL: a borrowed array whose
+    // tensor no kernel kept is released at once.
+  }
+
+  bool done() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return done_;
+  }
+
+  // Waits with the GIL released, waking to let Python handle signals: on
+  // Ctrl-C (KeyboardInterrupt) the run is cancelled and the exception
+  // propagates at once.
+  void Wait() {
+    while (true) {
+      bool finished;
+      {
+        py::gil_scoped_release release;
+        std::unique_lock<std::mutex> lock(mutex_);
+        finished = finished_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done_; });
+      }
+      if (finished) return;
+      if (PyErr_CheckSignals() != 0) {
+        request_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+        throw py::error_already_set();
+      }
+    }
+  }
+
+  void Cancel() {
+    if (request_) request_->Cancel();
+  }
+
+  // The Python form of the results: None, the only non-chain result, or a
+  // tuple; raises the first error result as bef.RuntimeError,
+  // bef.CancelledError or bef.DeadlineExceededError. REQUIRES: done().
+  py::object Result() const {
+    ReleaseDeferredObjects();
+    for (size_t i = 0; i < results_.size(); ++i) {
+      AsyncValue* value = results_[i].get();
+      if (!value->IsError()) continue;
+      const ErrorInfo& error = value->GetErrorInfo();
+      absl::StatusCode code = error.status.code();
+      const char* type = code == absl::StatusCode::kDeadlineExceeded ? "DeadlineExceededError"
+                         : code == absl::StatusCode::kCancelled      ? "CancelledError"
+                                                                     : "RuntimeError";
+      std::string location = LocationText(error.location);
+      py::dict details("code"_a = CodeName(code), "function"_a = std::string(function_->name()),
+                       "result"_a = i);
+      details["location"] = location.empty() ? py::object(py::none()) : py::str(location);
+      ThrowError(type, std::string(error.status.message()), details);
+    }
+    const std::vector<std::string_view>& types = function_->result_types();
+    std::vector<py::object> outputs;
+    for (size_t i = 0; i < results_.size(); ++i) {
+      if (types[i] == kChainType) continue;
+      outputs.push_back(ValueToPython(types[i], results_[i].get()));
+    }
+    if (outputs.empty()) return py::none();
+    if (outputs.size() == 1) return std::move(outputs[0]);
+    py::tuple tuple(outputs.size());
+    for (size_t i = 0; i < outputs.size(); ++i) tuple[i] = std::move(outputs[i]);
+    return std::move(tuple);
+  }
+
+ private:
+  void WatchResults() {
+    size_t unavailable = 0;
+    for (const auto& result : results_) unavailable += result->IsUnavailable();
+    if (unavailable == 0) {
+      Finish();
+      return;
+    }
+    pending_.store(unavailable, std::memory_order_relaxed);
+    for (const auto& result : results_) {
+      if (!result->IsUnavailable()) continue;
+      result->AndThen([call = shared_from_this()] {
+        if (call->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) call->Finish();
+      });
+    }
+  }
+
+  void Finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    finished_.notify_all();
+    if (notify_) CompletionQueue::Get().Push(shared_from_this());
+  }
+
+  std::shared_ptr<ProgramState> state_;
+  const Function* function_;
+  int64_t token_;
+  RCReference<RequestContext> request_;
+  std::vector<RCReference<AsyncValue>> results_;
+  bool notify_ = false;
+  std::atomic<size_t> pending_{0};
+  mutable std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false;
+};
+
+class Program {
+ public:
+  static Program Load(py::object source, const std::string& work_queue) {
+    auto state = std::make_shared<ProgramState>();
+    state->host = HostFor(work_queue);
+    state->work_queue = work_queue;
+    state->single_threaded = work_queue == "s";
+    absl::StatusOr<std::unique_ptr<BefProgram>> program;
+    if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||
+        PyMemoryView_Check(source.ptr())) {
+      py::buffer_info bytes = py::reinterpret_borrow<py::buffer>(source).request();
+      if (bytes.ndim != 1 || bytes.itemsize != 1 || bytes.strides[0] != 1) {
+        ThrowArgumentError("bef.load: a buffer of BEF bytes must be contiguous bytes");
+      }
+      std::span<const uint8_t> span(static_cast<const uint8_t*>(bytes.ptr),
+                                    static_cast<size_t>(bytes.size));
+      py::gil_scoped_release release;
+      program = BefProgram::FromBuffer(state->host, span, "<bytes>");
+    } else {
+      std::string path = py::str(source).cast<std::string>();
+      py::gil_scoped_release release;
+      program = BefProgram::Open(state->host, path);
+    }
+    if (!program.ok()) {
+      ThrowError("LoadError", std::string(program.status().message()),
+                 py::dict("code"_a = CodeName(program.status().code())));
+    }
+    state->program = std::move(*program);
+    return Program(std::move(state));
+  }
+
+  std::string name() const { return state_->program->file().name(); }
+  const std::string& work_queue() const { return state_->work_queue; }
+
+  std::shared_ptr<RunCall> Start(std::string_view name, const py::tuple& arguments,
+                                 std::optional<double> timeout, int64_t token, bool notify) const {
+    const Function* function = state_->program->GetFunction(name);
+    if (function == nullptr) {
+      ThrowArgumentError("no function named '" + std::string(name) + "' in " + this->name());
+    }
+    if (function->kind() == FunctionKind::kSyncBefFunction) {
+      ThrowArgumentError("'" + std::string(name) +
+                         "' is a sync function: kernels call it, run() cannot");
+    }
+    auto call = std::make_shared<RunCall>(state_, function, token);
+    call->Start(arguments, timeout, notify);
+    return call;
+  }
+
+  py::object Run(std::string_view name, const py::args& arguments, std::optional<double> timeout) const {
+    std::shared_ptr<RunCall> call = Start(name, arguments, timeout, 0, false);
+    if (!call->done()) call->Wait();
+    return call->Result();
+  }
+
+  // (name, kind, argument types, result types) of every named function.
+  std::vector<py::tuple> Signatures() const {
+    std::vector<py::tuple> signatures;
+    const BefProgram& program = *state_->program;
+    for (size_t i = 0; i < program.num_functions(); ++i) {
+      const Function* function = program.GetFunction(static_cast<uint32_t>(i));
+      if (function == nullptr || function->name().empty()) continue;
+      const char* kind = function->kind() == FunctionKind::kSyncBefFunction ? "sync"
+                         : function->kind() == FunctionKind::kNativeFunction ? "native"
+                                                                             : "bef";
+      std::vector<std::string> arguments(function->argument_types().begin(),
+                                         function->argument_types().end());
+      std::vector<std::string> results(function->result_types().begin(),
+                                       function->result_types().end());
+      signatures.push_back(py::make_tuple(std::string(function->name()), kind, arguments, results));
+    }
+    return signatures;
+  }
+
+  // (id, name, offset, length, alignment) of every section, unknown ones
+  // included, in file order: bef-dump --summary's table.
+  std::vector<py::tuple> Sections() const {
+    std::vector<py::tuple> sections;
+    SectionReader reader(state_->program->file().image());
+    if (!reader.ReadHeader().ok()) return sections;  // verified at load
+    while (!reader.done()) {
+      absl::StatusOr<Section> section = reader.Next();
+      if (!section.ok()) break;
+      sections.push_back(py::make_tuple(section->id, std::string(SectionName(section->id)),
+                                        section->body_offset, section->body.size(),
+                                        section->alignment));
+    }
+    return sections;
+  }
+
+  std::string Dump(bool summary) const {
+    return DumpBefFile(state_->program->file(), {.summary = summary});
+  }
+
+ private:
+  explicit Program(std::shared_ptr<ProgramState> state) : state_(std::move(state)) {}
+  std::shared_ptr<ProgramState> state_;
+};
+
+}  // namespace
+}  // namespace bef::python
+
+PYBIND11_MODULE(_runtime, module) {
+  using namespace bef::python;
+  module.doc() = "The BEF runtime (use the `bef` package, not this module).";
+  InitializeValues();
+
+  py::class_<OpaqueValue>(module, "Value",
+                          "A runtime value Python has no form for; pass it back to a function "
+                          "argument of the same BEF type.")
+      .def_property_readonly("type", [](const OpaqueValue& value) { return value.type; })
+      .def("__repr__", [](const OpaqueValue& value) { return "bef.Value(" + value.type + ")"; });
+
+  py::class_<TensorBuffer>(module, "TensorBuffer",
+                           "The base of a result array: holds the tensor's buffer.")
+      .def_property_readonly("address",
+                             [](const TensorBuffer& buffer) {
+                               return reinterpret_cast<uintptr_t>(buffer.buffer->data());
+                             })
+      .def_property_readonly("size", [](const TensorBuffer& buffer) { return buffer.buffer->size(); })
+      .def_property_readonly("read_only",
+                             [](const TensorBuffer& buffer) { return buffer.buffer->read_only(); });
+
+  py::class_<RunCall, std::shared_ptr<RunCall>>(module, "_RunCall")
+      .def_property_readonly("token", &RunCall::token)
+      .def("done", &RunCall::done)
+      .def("cancel", &RunCall::Cancel)
+      .def("result", &RunCall::Result);
+
+  py::class_<Program>(module, "Program")
+      .def_property_readonly("name", &Program::name)
+      .def_property_readonly("work_queue", &Program::work_queue)
+      .def("run", &Program::Run, py::arg("name"), py::arg("timeout") = py::none())
+      .def("_start", [](const Program& program, std::string_view name, const py::tuple& arguments,
+                        std::optional<double> timeout,
+                        int64_t token) { return program.Start(name, arguments, timeout, token, true); })
+      .def("_signatures", &Program::Signatures)
+      .def("_sections", &Program::Sections)
+      .def("dump", &Program::Dump, py::arg("summary") = false);
+
+  module.def("_load", &Program::Load, py::arg("source"), py::arg("work_queue"));
+  module.def("_next_completion", []() -> std::shared_ptr<RunCall> {
+    py::gil_scoped_release release;
+    return CompletionQueue::Get().Pop();
+  });
+  module.def("_close_completions", [] { CompletionQueue::Get().Close(); });
+  module.def("_reopen_completions", [] { CompletionQueue::Get().Reopen(); });
+}
