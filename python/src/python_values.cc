@@ -276,8 +276,10 @@ py::object StringTensorToPython(const StringHostTensor& tensor) {
   py::list items;
   for (const std::string& element : tensor.values()) items.append(StringToPython(element));
   py::object array = globals->object_array(items, "dtype"_a = globals->object_dtype);
-  std::vector<py::ssize_t> shape(tensor.shape().dims().begin(), tensor.shape().dims().end());
-  return array.attr("reshape")(py::cast(shape));
+  const std::vector<int64_t>& dims = tensor.shape().dims();
+  py::tuple shape(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) shape[i] = py::int_(dims[i]);
+  return array.attr("reshape")(shape);
 }
 
 }  // namespace
@@ -311,9 +313,14 @@ void InitializeValues() {
   set(DType::kComplex128, "complex128");
 }
 
+py::str Text(std::string_view text) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
+}
+
 void ThrowError(const char* error_class, const std::string& message, py::dict details) {
   py::object type = globals->errors.attr(error_class);
-  py::object error = type(message, **details);
+  py::object error = type(Text(message), **details);
   PyErr_SetObject(type.ptr(), error.ptr());
   throw py::error_already_set();
 }

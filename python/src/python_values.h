@@ -63,6 +63,10 @@ void InitializeValues();
                              py::dict details = py::dict());
 [[noreturn]] void ThrowArgumentError(const std::string& message);
 
+// Text from the runtime (messages, names, paths) as a str: bytes that are
+// not UTF-8 appear as backslash escapes, never as a decoding error.
+py::str Text(std::string_view text);
+
 // The runtime value of BEF type `type` for `object`; `what` names it in
 // errors ("argument 1 of 'main'"). Throws bef.ArgumentError when the object
 // does not fit the type.

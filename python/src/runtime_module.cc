@@ -245,7 +245,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
                          : code == absl::StatusCode::kCancelled      ? "CancelledError"
                                                                      : "RuntimeError";
       std::string location = LocationText(error.location);
-      py::dict details("code"_a = CodeName(code), "function"_a = std::string(function_->name()),
+      py::dict details("code"_a = CodeName(code), "function"_a = Text(function_->name()),
                        "result"_a = i);
       details["location"] = location.empty() ? py::object(py::none()) : py::str(location);
       ThrowError(type, std::string(error.status.message()), details);
@@ -301,6 +301,18 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   bool done_ = false;
 };
 
+// `timeout=`: None, or seconds as an int or a float.
+std::optional<double> Seconds(const py::object& timeout) {
+  if (timeout.is_none()) return std::nullopt;
+  double seconds = PyFloat_AsDouble(timeout.ptr());
+  if (seconds == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    ThrowArgumentError("timeout must be None or a number of seconds, not " +
+                       std::string(Py_TYPE(timeout.ptr())->tp_name));
+  }
+  return seconds;
+}
+
 class Program {
  public:
   static Program Load(py::object source, const std::string& work_queue) {
@@ -333,6 +345,7 @@ class Program {
   }
 
   std::string name() const { return state_->program->file().name(); }
+  py::str python_name() const { return Text(name()); }
   const std::string& work_queue() const { return state_->work_queue; }
 
   std::shared_ptr<RunCall> Start(std::string_view name, const py::tuple& arguments,
@@ -350,8 +363,8 @@ class Program {
     return call;
   }
 
-  py::object Run(std::string_view name, const py::args& arguments, std::optional<double> timeout) const {
-    std::shared_ptr<RunCall> call = Start(name, arguments, timeout, 0, false);
+  py::object Run(std::string_view name, const py::args& arguments, const py::object& timeout) const {
+    std::shared_ptr<RunCall> call = Start(name, arguments, Seconds(timeout), 0, false);
     if (!call->done()) call->Wait();
     return call->Result();
   }
@@ -366,11 +379,10 @@ class Program {
       const char* kind = function->kind() == FunctionKind::kSyncBefFunction ? "sync"
                          : function->kind() == FunctionKind::kNativeFunction ? "native"
                                                                              : "bef";
-      std::vector<std::string> arguments(function->argument_types().begin(),
-                                         function->argument_types().end());
-      std::vector<std::string> results(function->result_types().begin(),
-                                       function->result_types().end());
-      signatures.push_back(py::make_tuple(std::string(function->name()), kind, arguments, results));
+      py::list arguments, results;
+      for (std::string_view type : function->argument_types()) arguments.append(Text(type));
+      for (std::string_view type : function->result_types()) results.append(Text(type));
+      signatures.push_back(py::make_tuple(Text(function->name()), kind, arguments, results));
     }
     return signatures;
   }
@@ -391,8 +403,8 @@ class Program {
     return sections;
   }
 
-  std::string Dump(bool summary) const {
-    return DumpBefFile(state_->program->file(), {.summary = summary});
+  py::str Dump(bool summary) const {
+    return Text(DumpBefFile(state_->program->file(), {.summary = summary}));
   }
 
  private:
@@ -431,12 +443,13 @@ PYBIND11_MODULE(_runtime, module) {
       .def("result", &RunCall::Result);
 
   py::class_<Program>(module, "Program")
-      .def_property_readonly("name", &Program::name)
+      .def_property_readonly("name", &Program::python_name)
       .def_property_readonly("work_queue", &Program::work_queue)
       .def("run", &Program::Run, py::arg("name"), py::arg("timeout") = py::none())
       .def("_start", [](const Program& program, std::string_view name, const py::tuple& arguments,
-                        std::optional<double> timeout,
-                        int64_t token) { return program.Start(name, arguments, timeout, token, true); })
+                        const py::object& timeout, int64_t token) {
+        return program.Start(name, arguments, Seconds(timeout), token, true);
+      })
       .def("_signatures", &Program::Signatures)
       .def("_sections", &Program::Sections)
       .def("dump", &Program::Dump, py::arg("summary") = false);

@@ -1,0 +1,76 @@
+"""timeout=, Future.cancel() and Ctrl-C cancel runs in the runtime."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import bef
+
+FOREVER = 2**31 - 1  # spin iterations: minutes of work
+
+
+def test_timeout_cancels_a_run(program):
+    start = time.monotonic()
+    with pytest.raises(bef.DeadlineExceededError) as raised:
+        program.run("spin", FOREVER, timeout=0.05)
+    assert time.monotonic() - start < 10
+    assert raised.value.code == "DEADLINE_EXCEEDED"
+    assert program.run("add", 1, 2) == 3  # the program is still usable
+
+
+def test_timeout_zero_is_already_expired(program):
+    with pytest.raises(bef.DeadlineExceededError):
+        program.run("spin", FOREVER, timeout=0)
+
+
+def test_a_generous_timeout_does_not_fire(program):
+    assert program.run("spin", 1000, timeout=60) == 1000
+
+
+def test_timeout_of_run_async(program):
+    future = program.run_async("spin", FOREVER, timeout=0.05)
+    assert isinstance(future.exception(timeout=10), bef.DeadlineExceededError)
+
+
+def test_future_cancel_stops_the_run(program):
+    future = program.run_async("spin", FOREVER)
+    time.sleep(0.05)
+    assert future.cancel()
+    assert future.cancelled()
+    deadline = time.monotonic() + 10
+    while not future._call.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert future._call.done(), "the runtime kept running a cancelled run"
+    with pytest.raises(bef.CancelledError):
+        future._call.result()
+
+
+def test_ctrl_c_cancels_a_blocking_run(bef_path):
+    script = textwrap.dedent(f"""
+        import sys, time, bef
+        program = bef.load({bef_path!r}, work_queue="mstd:2")
+        print("ready", flush=True)
+        start = time.monotonic()
+        try:
+            program.run("spin", {FOREVER})
+        except KeyboardInterrupt:
+            print("interrupted after %.3f s" % (time.monotonic() - start), flush=True)
+        print("after:", program.run("add", 2, 3), flush=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        child.send_signal(signal.SIGINT)
+        output, _ = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert "interrupted after" in output, output
+    assert "after: 5" in output, output
+    assert child.returncode == 0

@@ -1,0 +1,70 @@
+"""Errors are exceptions with the runtime's message and the kernel's location."""
+
+import os
+
+import pytest
+
+import bef
+
+
+def test_runtime_error_carries_the_location(program):
+    with pytest.raises(bef.RuntimeError) as raised:
+        program.run("fail", 1)
+    error = raised.value
+    assert error.message == "something bad happened"
+    assert error.code == "INTERNAL"
+    assert error.function == "fail"
+    assert error.result == 0
+    assert error.location.endswith("python_test.mlir:63:8"), error.location
+    assert str(error) == f"fail: something bad happened (at {error.location})"
+    assert isinstance(error, RuntimeError)  # also the built-in one
+
+
+def test_unknown_function_and_wrong_argument_count(program):
+    with pytest.raises(bef.ArgumentError, match="no function named 'nope'"):
+        program.run("nope")
+    with pytest.raises(bef.ArgumentError, match=r"'add' takes 2 arguments \(i32, i32\), 1 given"):
+        program.run("add", 1)
+    with pytest.raises(bef.ArgumentError, match="timeout"):
+        program.run("add", 1, 2, timeout=-1)
+
+
+def test_load_errors(tmp_path, bef_path):
+    with pytest.raises(bef.LoadError) as missing:
+        bef.load(tmp_path / "missing.bef")
+    assert "missing.bef" in str(missing.value)
+    with pytest.raises(bef.LoadError):
+        bef.load(b"not a BEF file")
+    data = open(bef_path, "rb").read()
+    with pytest.raises(bef.LoadError):
+        bef.load(data[: len(data) // 2])  # truncated: a clear error, never a crash
+    with pytest.raises(bef.ArgumentError):
+        bef.load(42)
+    with pytest.raises(bef.ArgumentError, match="work_queue"):
+        bef.load(bef_path, work_queue="bogus")
+
+
+def test_every_corruption_of_one_byte_is_an_error_or_a_program(bef_path):
+    data = bytearray(open(bef_path, "rb").read())
+    for offset in range(0, len(data), max(1, len(data) // 200)):
+        corrupted = bytearray(data)
+        corrupted[offset] ^= 0xA5
+        try:
+            bef.load(bytes(corrupted))
+        except bef.LoadError:
+            pass
+
+
+def test_load_from_path_like_and_bytes(bef_path):
+    from_path = bef.load(os.fsencode(bef_path).decode())
+    from_bytes = bef.load(memoryview(open(bef_path, "rb").read()))
+    assert from_path.run("add", 1, 2) == from_bytes.run("add", 1, 2) == 3
+    assert from_bytes.name == "<bytes>"
+
+
+def test_errors_share_a_base_class():
+    for error in (bef.LoadError, bef.ArgumentError, bef.RuntimeError, bef.CancelledError,
+                  bef.DeadlineExceededError, bef.ConverterError):
+        assert issubclass(error, bef.Error)
+    assert issubclass(bef.DeadlineExceededError, bef.CancelledError)
+    assert issubclass(bef.DeadlineExceededError, TimeoutError)
