@@ -15,6 +15,11 @@
 // every run's RequestContext holds that state too, so a program dropped (or
 // a run abandoned by Ctrl-C or a timeout) stays loaded until its last
 // kernel has run.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -25,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -86,6 +92,95 @@ struct ProgramState {
 };
 
 class RunCall;
+
+// The interpreter's main thread (the one Python delivers signals to).
+unsigned long main_thread_id = 0;
+
+bool IsMainThread() { return PyThread_get_thread_ident() == main_thread_id; }
+
+// Ctrl-C for runs the executor runs inline on the main thread: those do
+// not return to Python (whose SIGINT handler only sets a flag checked
+// between bytecodes) until they end. While such a run is in progress, a
+// SIGINT handler of ours, chained in front of the interpreter's, wakes a
+// watcher thread (through a pipe: all a signal handler may safely do),
+// which cancels the run's request; the interpreter's handler still runs, so
+// the run returns to a pending KeyboardInterrupt. The handler is put back in
+// front on every run when something (signal.signal) replaced it.
+class InterruptWatcher {
+ public:
+  static InterruptWatcher& Get() {
+    static auto* watcher = new InterruptWatcher();
+    return *watcher;
+  }
+
+  void Enter(const RCReference<RequestContext>& request) {
+    if (!started_) return;
+    struct sigaction current;
+    if (sigaction(SIGINT, nullptr, &current) == 0 && current.sa_sigaction != &Handle) {
+      Chain(current);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    active_ = request.CopyRef();
+  }
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    active_.reset();
+  }
+
+ private:
+  InterruptWatcher() {
+    if (pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return;
+    int flags = fcntl(pipe_[0], F_GETFL);
+    fcntl(pipe_[0], F_SETFL, flags & ~O_NONBLOCK);  // the watcher blocks
+    std::thread([this] { Loop(); }).detach();
+    started_ = true;
+  }
+
+  // Puts Handle in front of `current` when `current` is a handler (not
+  // SIG_DFL or SIG_IGN: then Ctrl-C is not Python's to turn into an error).
+  void Chain(const struct sigaction& current) {
+    bool is_function = (current.sa_flags & SA_SIGINFO)
+                           ? current.sa_sigaction != nullptr
+                           : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+    if (!is_function) return;
+    previous_ = current;
+    struct sigaction ours = current;
+    ours.sa_sigaction = &Handle;
+    ours.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+    sigaction(SIGINT, &ours, nullptr);
+  }
+
+  static void Handle(int signal, siginfo_t* info, void* context) {
+    InterruptWatcher& watcher = Get();
+    int saved_errno = errno;
+    char byte = 1;
+    [[maybe_unused]] ssize_t written = write(watcher.pipe_[1], &byte, 1);
+    errno = saved_errno;
+    const struct sigaction& previous = watcher.previous_;
+    if (previous.sa_flags & SA_SIGINFO) {
+      previous.sa_sigaction(signal, info, context);
+    } else {
+      previous.sa_handler(signal);
+    }
+  }
+
+  void Loop() {
+    char byte;
+    while (true) {
+      ssize_t got = read(pipe_[0], &byte, 1);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (active_) active_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+    }
+  }
+
+  int pipe_[2] = {-1, -1};
+  bool started_ = false;
+  struct sigaction previous_ = {};
+  std::mutex mutex_;
+  RCReference<RequestContext> active_;
+};
 
 // Runs of run_async that finished, in the order they finished; the package's
 // dispatcher thread takes them one by one (_next_completion).
@@ -177,30 +272,28 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
                                            std::string(function_->name()) + "'"));
       ++next;
     }
-    std::vector<AsyncValue*> pointers;
-    pointers.reserve(values.size());
-    for (const auto& value : values) pointers.push_back(value.get());
-
     request_ = RequestContext::Create(host, state_->resources.get(),
                                       state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
     request_->SetData(state_);
     if (timeout) request_->SetDeadline(absl::Now() + absl::Seconds(*timeout));
     results_.resize(function_->num_results());
+    arguments_ = std::move(values);
     notify_ = notify;
+    if (notify && !state_->single_threaded) {
+      // run_async never runs the program on the caller: the executor may
+      // run a whole function inline (its straight-line fast path).
+      host->EnqueueWork([call = shared_from_this()] { call->Execute(); });
+      return;
+    }
+    bool watched = IsMainThread();
     {
       py::gil_scoped_release release;
-      ExecutionContext context(request_);
-      function_->Execute(context, pointers, results_);
-      if (state_->single_threaded) {
-        // The single-threaded queue runs queued work only in Await.
-        std::vector<AsyncValue*> waiting;
-        for (const auto& result : results_) waiting.push_back(result.get());
-        host->Await(waiting);
-      }
+      // On the main thread Ctrl-C must reach a run the executor runs
+      // inline, which never returns to Python until it ends.
+      if (watched) InterruptWatcher::Get().Enter(request_);
+      Execute();
+      if (watched) InterruptWatcher::Get().Leave();
     }
-    WatchResults();
-    // `values` are released here, with the GIL: a borrowed array whose
-    // tensor no kernel kept is released at once.
   }
 
   bool done() const {
@@ -219,7 +312,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
         std::unique_lock<std::mutex> lock(mutex_);
         finished = finished_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done_; });
       }
-      if (finished) return;
+      if (finished) break;
       if (PyErr_CheckSignals() != 0) {
         request_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
         throw py::error_already_set();
@@ -234,7 +327,8 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   // The Python form of the results: None, the only non-chain result, or a
   // tuple; raises the first error result as bef.RuntimeError,
   // bef.CancelledError or bef.DeadlineExceededError. REQUIRES: done().
-  py::object Result() const {
+  py::object Result() {
+    arguments_.clear();  // with the GIL: borrowed arrays are released at once
     ReleaseDeferredObjects();
     for (size_t i = 0; i < results_.size(); ++i) {
       AsyncValue* value = results_[i].get();
@@ -264,16 +358,38 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   }
 
  private:
+  // Runs the function on this thread (GIL released), then watches its
+  // results. The arguments stay referenced until the results are taken.
+  void Execute() {
+    std::vector<AsyncValue*> pointers;
+    pointers.reserve(arguments_.size());
+    for (const auto& value : arguments_) pointers.push_back(value.get());
+    {
+      ExecutionContext context(request_);
+      function_->Execute(context, pointers, results_);
+    }
+    if (state_->single_threaded) {
+      // The single-threaded queue runs queued work only in Await.
+      std::vector<AsyncValue*> waiting;
+      for (const auto& result : results_) waiting.push_back(result.get());
+      state_->host->Await(waiting);
+    }
+    WatchResults();
+  }
+
   void WatchResults() {
-    size_t unavailable = 0;
-    for (const auto& result : results_) unavailable += result->IsUnavailable();
-    if (unavailable == 0) {
+    // Exactly the results counted get a callback (AndThen runs at once on
+    // a result that became available in between).
+    std::vector<AsyncValue*> unavailable;
+    for (const auto& result : results_) {
+      if (result->IsUnavailable()) unavailable.push_back(result.get());
+    }
+    if (unavailable.empty()) {
       Finish();
       return;
     }
-    pending_.store(unavailable, std::memory_order_relaxed);
-    for (const auto& result : results_) {
-      if (!result->IsUnavailable()) continue;
+    pending_.store(unavailable.size(), std::memory_order_relaxed);
+    for (AsyncValue* result : unavailable) {
       result->AndThen([call = shared_from_this()] {
         if (call->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) call->Finish();
       });
@@ -293,6 +409,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   const Function* function_;
   int64_t token_;
   RCReference<RequestContext> request_;
+  std::vector<RCReference<AsyncValue>> arguments_;
   std::vector<RCReference<AsyncValue>> results_;
   bool notify_ = false;
   std::atomic<size_t> pending_{0};
@@ -366,6 +483,8 @@ class Program {
   py::object Run(std::string_view name, const py::args& arguments, const py::object& timeout) const {
     std::shared_ptr<RunCall> call = Start(name, arguments, Seconds(timeout), 0, false);
     if (!call->done()) call->Wait();
+    // A Ctrl-C during an inline run: KeyboardInterrupt before its results.
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     return call->Result();
   }
 
@@ -419,6 +538,7 @@ PYBIND11_MODULE(_runtime, module) {
   using namespace bef::python;
   module.doc() = "The BEF runtime (use the `bef` package, not this module).";
   InitializeValues();
+  main_thread_id = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   py::class_<OpaqueValue>(module, "Value",
                           "A runtime value Python has no form for; pass it back to a function "

@@ -37,7 +37,23 @@ def test_timeout_of_run_async(program):
     assert isinstance(future.exception(timeout=10), bef.DeadlineExceededError)
 
 
+def warm_up(program):
+    # After its first runs the executor runs `spin` inline, on the caller.
+    for _ in range(5):
+        program.run("spin", 1000)
+
+
+def test_run_async_returns_before_the_run_ends(program):
+    warm_up(program)
+    start = time.monotonic()
+    future = program.run_async("spin", FOREVER)
+    assert time.monotonic() - start < 1
+    assert not future.done()
+    assert future.cancel()
+
+
 def test_future_cancel_stops_the_run(program):
+    warm_up(program)
     future = program.run_async("spin", FOREVER)
     time.sleep(0.05)
     assert future.cancel()
@@ -54,23 +70,33 @@ def test_ctrl_c_cancels_a_blocking_run(bef_path):
     script = textwrap.dedent(f"""
         import sys, time, bef
         program = bef.load({bef_path!r}, work_queue="mstd:2")
-        print("ready", flush=True)
-        start = time.monotonic()
-        try:
-            program.run("spin", {FOREVER})
-        except KeyboardInterrupt:
-            print("interrupted after %.3f s" % (time.monotonic() - start), flush=True)
+        # Round 1 runs `spin` on a worker (its first run), round 2 inline on
+        # this thread (after warm-up): Ctrl-C must cancel both.
+        for round in (1, 2):
+            print("ready", flush=True)
+            start = time.monotonic()
+            try:
+                program.run("spin", {FOREVER})
+            except KeyboardInterrupt:
+                print("interrupted after %.3f s" % (time.monotonic() - start), flush=True)
+            for _ in range(5):
+                program.run("spin", 1000)
         print("after:", program.run("add", 2, 3), flush=True)
     """)
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    lines = []
     try:
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
-        child.send_signal(signal.SIGINT)
+        for _ in range(2):
+            assert child.stdout.readline().strip() == "ready"
+            time.sleep(0.3)
+            child.send_signal(signal.SIGINT)
+            lines.append(child.stdout.readline())
         output, _ = child.communicate(timeout=20)
     finally:
         if child.poll() is None:
             child.kill()
-    assert "interrupted after" in output, output
+    for line in lines:
+        assert line.startswith("interrupted after"), lines
+        assert float(line.split()[2]) < 5, lines
     assert "after: 5" in output, output
     assert child.returncode == 0
