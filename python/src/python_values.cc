@@ -1,6 +1,7 @@
 #include "python/src/python_values.h"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,7 @@ Globals* globals = nullptr;
 // Objects released by threads that did not hold the GIL, waiting for it.
 std::mutex deferred_mutex;
 std::vector<PyObject*>* deferred_objects = new std::vector<PyObject*>();
+std::atomic<bool> has_deferred_objects{false};
 
 int ReleaseDeferredObjectsCall(void*) {
   ReleaseDeferredObjects();
@@ -57,6 +59,7 @@ void ReleasePythonObject(PyObject* object) {
     std::lock_guard<std::mutex> lock(deferred_mutex);
     first = deferred_objects->empty();
     deferred_objects->push_back(object);
+    has_deferred_objects.store(true, std::memory_order_release);
   }
   if (first) Py_AddPendingCall(&ReleaseDeferredObjectsCall, nullptr);
 }
@@ -87,22 +90,22 @@ RCReference<AsyncValue> Available(Args&&... args) {
 
 template <typename T>
 RCReference<AsyncValue> IntegerFrom(std::string_view type, py::handle object,
-                                    const std::string& what) {
+                                    const ArgumentName& what) {
   if (IsBool(object) || !PyIndex_Check(object.ptr())) {
-    ThrowArgumentError(what + " (" + std::string(type) + ") must be an int, not " +
+    ThrowArgumentError(what.Text() + " (" + std::string(type) + ") must be an int, not " +
                        TypeName(object));
   }
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(object.ptr()));
-  if (!index) RethrowAsArgumentError(what);
+  if (!index) RethrowAsArgumentError(what.Text());
   auto out_of_range = [&]() {
-    ThrowArgumentError(what + " (" + std::string(type) + "): " + Repr(object) +
+    ThrowArgumentError(what.Text() + " (" + std::string(type) + "): " + Repr(object) +
                        " is out of range [" + std::to_string(std::numeric_limits<T>::min()) +
                        ", " + std::to_string(std::numeric_limits<T>::max()) + "]");
   };
   if constexpr (std::is_signed_v<T>) {
     int overflow = 0;
     long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-    if (value == -1 && PyErr_Occurred()) RethrowAsArgumentError(what);
+    if (value == -1 && PyErr_Occurred()) RethrowAsArgumentError(what.Text());
     if (overflow != 0 || value < std::numeric_limits<T>::min() ||
         value > std::numeric_limits<T>::max()) {
       out_of_range();
@@ -121,9 +124,9 @@ RCReference<AsyncValue> IntegerFrom(std::string_view type, py::handle object,
 
 template <typename T>
 RCReference<AsyncValue> FloatFrom(std::string_view type, py::handle object,
-                                  const std::string& what) {
+                                  const ArgumentName& what) {
   auto refuse = [&]() {
-    ThrowArgumentError(what + " (" + std::string(type) + ") must be a float, not " +
+    ThrowArgumentError(what.Text() + " (" + std::string(type) + ") must be a float, not " +
                        TypeName(object));
   };
   if (IsBool(object) || PyUnicode_Check(object.ptr()) || PyBytes_Check(object.ptr())) refuse();
@@ -133,21 +136,21 @@ RCReference<AsyncValue> FloatFrom(std::string_view type, py::handle object,
       PyErr_Clear();
       refuse();
     }
-    RethrowAsArgumentError(what);  // OverflowError: an int too large for a double
+    RethrowAsArgumentError(what.Text());  // OverflowError: an int too large for a double
   }
   if (std::is_same_v<T, float> && std::isfinite(value) &&
       std::fabs(value) > std::numeric_limits<float>::max()) {
-    ThrowArgumentError(what + " (f32): " + Repr(object) + " is out of range for f32");
+    ThrowArgumentError(what.Text() + " (f32): " + Repr(object) + " is out of range for f32");
   }
   return Available<T>(static_cast<T>(value));
 }
 
 // str as UTF-8, bytes as they are; false for anything else.
-bool StringFrom(py::handle object, std::string* out, const std::string& what) {
+bool StringFrom(py::handle object, std::string* out, const ArgumentName& what) {
   if (PyUnicode_Check(object.ptr())) {
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(object.ptr(), &size);
-    if (data == nullptr) RethrowAsArgumentError(what);  // lone surrogates
+    if (data == nullptr) RethrowAsArgumentError(what.Text());  // lone surrogates
     out->assign(data, static_cast<size_t>(size));
     return true;
   }
@@ -198,19 +201,19 @@ DType DTypeOfNumpy(char kind, size_t itemsize) {
 }
 
 RCReference<AsyncValue> StringTensorFrom(const py::array& array, TensorShape shape,
-                                         const std::string& what) {
+                                         const ArgumentName& what) {
   py::list items = array.attr("ravel")().attr("tolist")();
   std::vector<std::string> values(items.size());
   for (size_t i = 0; i < values.size(); ++i) {
     if (!StringFrom(items[i], &values[i], what)) {
-      ThrowArgumentError(what + ": element " + std::to_string(i) +
+      ThrowArgumentError(what.Text() + ": element " + std::to_string(i) +
                          " of a string tensor must be str or bytes, not " + TypeName(items[i]));
     }
   }
   return Available<StringHostTensor>(std::move(shape), std::move(values));
 }
 
-RCReference<AsyncValue> TensorFrom(py::handle object, const std::string& what) {
+RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) {
   py::array array;
   if (py::isinstance<py::array>(object)) {
     array = py::reinterpret_borrow<py::array>(object);
@@ -219,7 +222,7 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const std::string& what) {
     try {
       converted = globals->asarray(object);
     } catch (py::error_already_set& error) {
-      ThrowArgumentError(what + " (a tensor) must be a NumPy array or convertible to one: " +
+      ThrowArgumentError(what.Text() + " (a tensor) must be a NumPy array or convertible to one: " +
                          error.what());
     }
     array = py::reinterpret_borrow<py::array>(converted);
@@ -230,7 +233,7 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const std::string& what) {
   if (kind == 'U' || kind == 'S' || kind == 'O') return StringTensorFrom(array, std::move(shape), what);
   DType dtype = DTypeOfNumpy(kind, static_cast<size_t>(array.itemsize()));
   if (dtype == DType::kInvalid) {
-    ThrowArgumentError(what + " (a tensor) has dtype " + py::str(array.dtype()).cast<std::string>() +
+    ThrowArgumentError(what.Text() + " (a tensor) has dtype " + py::str(array.dtype()).cast<std::string>() +
                        ", which no tensor dtype matches (bool, int8/16/32/64, uint8/16/32/64, "
                        "float16/32/64, complex64/128, str, bytes)");
   }
@@ -328,16 +331,16 @@ void ThrowError(const char* error_class, const std::string& message, py::dict de
 void ThrowArgumentError(const std::string& message) { ThrowError("ArgumentError", message); }
 
 RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object,
-                                        HostAllocator* allocator, const std::string& what) {
+                                        HostAllocator* allocator, const ArgumentName& what) {
   if (py::isinstance<OpaqueValue>(object)) {
     const OpaqueValue& opaque = object.cast<const OpaqueValue&>();
     if (opaque.type != type) {
-      ThrowArgumentError(what + " has type " + std::string(type) + ", not " + opaque.type);
+      ThrowArgumentError(what.Text() + " has type " + std::string(type) + ", not " + opaque.type);
     }
     return opaque.value;
   }
   if (type == "i1") {
-    if (!IsBool(object)) ThrowArgumentError(what + " (i1) must be a bool, not " + TypeName(object));
+    if (!IsBool(object)) ThrowArgumentError(what.Text() + " (i1) must be a bool, not " + TypeName(object));
     return Available<bool>(PyObject_IsTrue(object.ptr()) == 1);
   }
   if (type == "i8") return IntegerFrom<int8_t>(type, object, what);
@@ -351,12 +354,12 @@ RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object
   if (type == "!tfrt.string") {
     std::string value;
     if (!StringFrom(object, &value, what)) {
-      ThrowArgumentError(what + " (!tfrt.string) must be a str or bytes, not " + TypeName(object));
+      ThrowArgumentError(what.Text() + " (!tfrt.string) must be a str or bytes, not " + TypeName(object));
     }
     return Available<std::string>(std::move(value));
   }
   if (IsTensorType(type)) return TensorFrom(object, what);
-  ThrowArgumentError(what + " has type " + std::string(type) +
+  ThrowArgumentError(what.Text() + " has type " + std::string(type) +
                      ", which only a bef.Value of that type (a result of another run) can supply");
 }
 
@@ -385,11 +388,12 @@ std::shared_ptr<const void> PythonOwner(py::object object) {
 }
 
 void ReleaseDeferredObjects() {
+  if (!has_deferred_objects.load(std::memory_order_acquire)) return;
   std::vector<PyObject*> objects;
   {
     std::lock_guard<std::mutex> lock(deferred_mutex);
-    if (deferred_objects->empty()) return;
     objects.swap(*deferred_objects);
+    has_deferred_objects.store(false, std::memory_order_relaxed);
   }
   for (PyObject* object : objects) Py_DECREF(object);
 }

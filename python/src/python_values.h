@@ -67,11 +67,20 @@ void InitializeValues();
 // not UTF-8 appear as backslash escapes, never as a decoding error.
 py::str Text(std::string_view text);
 
-// The runtime value of BEF type `type` for `object`; `what` names it in
-// errors ("argument 1 of 'main'"). Throws bef.ArgumentError when the object
-// does not fit the type.
+// Names an argument in errors ("argument 1 of 'main'"), built only when
+// an error is raised.
+struct ArgumentName {
+  size_t index;
+  std::string_view function;
+  std::string Text() const {
+    return "argument " + std::to_string(index) + " of '" + std::string(function) + "'";
+  }
+};
+
+// The runtime value of BEF type `type` for `object`. Throws
+// bef.ArgumentError when the object does not fit the type.
 RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object,
-                                        HostAllocator* allocator, const std::string& what);
+                                        HostAllocator* allocator, const ArgumentName& what);
 
 // The Python form of the available, non-error `value` (of BEF type `type`).
 py::object ValueToPython(std::string_view type, AsyncValue* value);

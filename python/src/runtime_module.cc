@@ -104,8 +104,10 @@ bool IsMainThread() { return PyThread_get_thread_ident() == main_thread_id; }
 // SIGINT handler of ours, chained in front of the interpreter's, wakes a
 // watcher thread (through a pipe: all a signal handler may safely do),
 // which cancels the run's request; the interpreter's handler still runs, so
-// the run returns to a pending KeyboardInterrupt. The handler is put back in
-// front on every run when something (signal.signal) replaced it.
+// the run returns to a pending KeyboardInterrupt. When something
+// (signal.signal) replaced the handler, the next run put it back in front
+// (runs check at most every 100 ms: a sigaction call costs more than the
+// rest of a small run).
 class InterruptWatcher {
  public:
   static InterruptWatcher& Get() {
@@ -113,11 +115,16 @@ class InterruptWatcher {
     return *watcher;
   }
 
+  // REQUIRES: the main thread.
   void Enter(const RCReference<RequestContext>& request) {
     if (!started_) return;
-    struct sigaction current;
-    if (sigaction(SIGINT, nullptr, &current) == 0 && current.sa_sigaction != &Handle) {
-      Chain(current);
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_check_ > std::chrono::milliseconds(100)) {
+      last_check_ = now;
+      struct sigaction current;
+      if (sigaction(SIGINT, nullptr, &current) == 0 && current.sa_sigaction != &Handle) {
+        Chain(current);
+      }
     }
     std::lock_guard<std::mutex> lock(mutex_);
     active_ = request.CopyRef();
@@ -177,6 +184,7 @@ class InterruptWatcher {
 
   int pipe_[2] = {-1, -1};
   bool started_ = false;
+  std::chrono::steady_clock::time_point last_check_;
   struct sigaction previous_ = {};
   std::mutex mutex_;
   RCReference<RequestContext> active_;
@@ -242,7 +250,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   // Converts the arguments (GIL held), then executes with the GIL released.
   // When `notify` is true, the finished run is pushed on the completion
   // queue. Throws bef.ArgumentError before anything runs.
-  void Start(const py::tuple& arguments, std::optional<double> timeout, bool notify) {
+  void Start(std::span<PyObject* const> arguments, std::optional<double> timeout, bool notify) {
     const std::vector<std::string_view>& types = function_->argument_types();
     size_t expected = 0;
     for (std::string_view type : types) expected += type != kChainType;
@@ -268,13 +276,12 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
         continue;
       }
       values.push_back(ValueFromPython(type, arguments[next], host->allocator(),
-                                       "argument " + std::to_string(next) + " of '" +
-                                           std::string(function_->name()) + "'"));
+                                       ArgumentName{next, function_->name()}));
       ++next;
     }
     request_ = RequestContext::Create(host, state_->resources.get(),
                                       state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
-    request_->SetData(state_);
+    request_->KeepAlive(state_);
     if (timeout) request_->SetDeadline(absl::Now() + absl::Seconds(*timeout));
     results_.resize(function_->num_results());
     arguments_ = std::move(values);
@@ -296,10 +303,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     }
   }
 
-  bool done() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return done_;
-  }
+  bool done() const { return done_.load(std::memory_order_acquire); }
 
   // Waits with the GIL released, waking to let Python handle signals: on
   // Ctrl-C (KeyboardInterrupt) the run is cancelled and the exception
@@ -309,8 +313,10 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       bool finished;
       {
         py::gil_scoped_release release;
+        waiters_.fetch_add(1);
         std::unique_lock<std::mutex> lock(mutex_);
-        finished = finished_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done_; });
+        finished = finished_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done(); });
+        waiters_.fetch_sub(1);
       }
       if (finished) break;
       if (PyErr_CheckSignals() != 0) {
@@ -397,11 +403,13 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   }
 
   void Finish() {
-    {
+    // Waiters (Wait) register before they look at done_: either they see it
+    // set, or this sees them and wakes them under the mutex.
+    done_.store(true);
+    if (waiters_.load() > 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
+      finished_.notify_all();
     }
-    finished_.notify_all();
     if (notify_) CompletionQueue::Get().Push(shared_from_this());
   }
 
@@ -413,9 +421,10 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   std::vector<RCReference<AsyncValue>> results_;
   bool notify_ = false;
   std::atomic<size_t> pending_{0};
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable finished_;
-  bool done_ = false;
+  std::atomic<int> waiters_{0};
+  std::atomic<bool> done_{false};
 };
 
 // `timeout=`: None, or seconds as an int or a float.
@@ -465,23 +474,33 @@ class Program {
   py::str python_name() const { return Text(name()); }
   const std::string& work_queue() const { return state_->work_queue; }
 
-  std::shared_ptr<RunCall> Start(std::string_view name, const py::tuple& arguments,
+  // The function named by the str `name`: the last name looked up is
+  // remembered by identity (a loop calling one function passes the same str
+  // object), so most calls skip hashing the name. REQUIRES: the GIL.
+  const Function* FunctionNamed(PyObject* name) const {
+    if (name == last_name_.ptr()) return last_function_;
+    if (!PyUnicode_Check(name)) {
+      ThrowArgumentError(std::string("the function name must be a str, not ") + Py_TYPE(name)->tp_name);
+    }
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(name, &size);
+    if (data == nullptr) throw py::error_already_set();
+    const Function* function = Find(std::string_view(data, static_cast<size_t>(size)));
+    last_name_ = py::reinterpret_borrow<py::object>(name);
+    last_function_ = function;
+    return function;
+  }
+
+  std::shared_ptr<RunCall> Start(PyObject* name, std::span<PyObject* const> arguments,
                                  std::optional<double> timeout, int64_t token, bool notify) const {
-    const Function* function = state_->program->GetFunction(name);
-    if (function == nullptr) {
-      ThrowArgumentError("no function named '" + std::string(name) + "' in " + this->name());
-    }
-    if (function->kind() == FunctionKind::kSyncBefFunction) {
-      ThrowArgumentError("'" + std::string(name) +
-                         "' is a sync function: kernels call it, run() cannot");
-    }
-    auto call = std::make_shared<RunCall>(state_, function, token);
+    auto call = std::make_shared<RunCall>(state_, FunctionNamed(name), token);
     call->Start(arguments, timeout, notify);
     return call;
   }
 
-  py::object Run(std::string_view name, const py::args& arguments, const py::object& timeout) const {
-    std::shared_ptr<RunCall> call = Start(name, arguments, Seconds(timeout), 0, false);
+  py::object Run(PyObject* name, std::span<PyObject* const> arguments,
+                 std::optional<double> timeout) const {
+    std::shared_ptr<RunCall> call = Start(name, arguments, timeout, 0, false);
     if (!call->done()) call->Wait();
     // A Ctrl-C during an inline run: KeyboardInterrupt before its results.
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -528,8 +547,66 @@ class Program {
 
  private:
   explicit Program(std::shared_ptr<ProgramState> state) : state_(std::move(state)) {}
+
+  const Function* Find(std::string_view name) const {
+    const Function* function = state_->program->GetFunction(name);
+    if (function == nullptr) {
+      ThrowArgumentError("no function named '" + std::string(name) + "' in " + this->name());
+    }
+    if (function->kind() == FunctionKind::kSyncBefFunction) {
+      ThrowArgumentError("'" + std::string(name) +
+                         "' is a sync function: kernels call it, run() cannot");
+    }
+    return function;
+  }
+
   std::shared_ptr<ProgramState> state_;
+  mutable py::object last_name_;
+  mutable const Function* last_function_ = nullptr;
 };
+
+// Program.run(name, *args, timeout=None), as a METH_FASTCALL method:
+// pybind11's general dispatcher (argument tuples, overload matching) costs
+// more than a small run itself.
+PyObject* ProgramRun(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
+                     PyObject* keywords) {
+  try {
+    const Program& program = py::handle(self).cast<const Program&>();
+    if (count < 1) {
+      PyErr_SetString(PyExc_TypeError, "run() needs the name of the function to run");
+      return nullptr;
+    }
+    py::object timeout = py::none();
+    Py_ssize_t keyword_count = keywords == nullptr ? 0 : PyTuple_GET_SIZE(keywords);
+    for (Py_ssize_t i = 0; i < keyword_count; ++i) {
+      PyObject* keyword = PyTuple_GET_ITEM(keywords, i);
+      if (PyUnicode_CompareWithASCIIString(keyword, "timeout") != 0) {
+        PyErr_Format(PyExc_TypeError, "run() got an unexpected keyword argument '%U'", keyword);
+        return nullptr;
+      }
+      timeout = py::reinterpret_borrow<py::object>(arguments[count + i]);
+    }
+    return program
+        .Run(arguments[0], std::span<PyObject* const>(arguments + 1, static_cast<size_t>(count - 1)),
+             Seconds(timeout))
+        .release()
+        .ptr();
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const py::builtin_exception& error) {
+    error.set_error();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef program_run = {
+    "run", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&ProgramRun)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "run(name, *args, timeout=None): runs the function `name` on `args` and returns its "
+    "non-chain results (None, the value, or a tuple). Raises bef.ArgumentError, "
+    "bef.RuntimeError, bef.CancelledError, bef.DeadlineExceededError."};
 
 }  // namespace
 }  // namespace bef::python
@@ -562,17 +639,23 @@ PYBIND11_MODULE(_runtime, module) {
       .def("cancel", &RunCall::Cancel)
       .def("result", &RunCall::Result);
 
-  py::class_<Program>(module, "Program")
-      .def_property_readonly("name", &Program::python_name)
+  py::class_<Program> program(module, "Program");
+  program.def_property_readonly("name", &Program::python_name)
       .def_property_readonly("work_queue", &Program::work_queue)
-      .def("run", &Program::Run, py::arg("name"), py::arg("timeout") = py::none())
-      .def("_start", [](const Program& program, std::string_view name, const py::tuple& arguments,
+      .def("_start", [](const Program& program, const py::str& name, const py::tuple& arguments,
                         const py::object& timeout, int64_t token) {
-        return program.Start(name, arguments, Seconds(timeout), token, true);
+        std::span<PyObject* const> items(&PyTuple_GET_ITEM(arguments.ptr(), 0),
+                                         static_cast<size_t>(PyTuple_GET_SIZE(arguments.ptr())));
+        return program.Start(name.ptr(), items, Seconds(timeout), token, true);
       })
       .def("_signatures", &Program::Signatures)
       .def("_sections", &Program::Sections)
       .def("dump", &Program::Dump, py::arg("summary") = false);
+
+  py::object run = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(program.ptr()), &program_run));
+  if (!run) throw py::error_already_set();
+  program.attr("run") = run;
 
   module.def("_load", &Program::Load, py::arg("source"), py::arg("work_queue"));
   module.def("_next_completion", []() -> std::shared_ptr<RunCall> {

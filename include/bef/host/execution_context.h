@@ -117,6 +117,14 @@ class RequestContext {
     return false;
   }
 
+  // Keeps `owner` alive as long as the request: until the last kernel of
+  // every execution under it has run (the executor holds the request that
+  // long), also when nobody waits for the results any more. How an embedder
+  // keeps a program loaded under executions it abandoned (the Python
+  // package's runs, python/src/runtime_module.cc). Unlike SetData, no lock:
+  // REQUIRES: called before the request is shared with another thread.
+  void KeepAlive(std::shared_ptr<const void> owner) { keep_alive_ = std::move(owner); }
+
   // Per-request data keyed by type.
   template <typename T>
   void SetData(T value) {
@@ -158,6 +166,7 @@ class RequestContext {
     uint64_t timer = 0;
   };
   std::shared_ptr<DeadlineState> deadline_;
+  std::shared_ptr<const void> keep_alive_;
   std::mutex data_mutex_;
   absl::flat_hash_map<std::type_index, std::any> data_;
 };
