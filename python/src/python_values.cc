@@ -35,6 +35,61 @@ struct Globals {
 };
 Globals* globals = nullptr;
 
+// bef.TensorBuffer, the base object of every result array: a plain C type
+// (one per result array, so it must cost little) holding one reference to
+// the tensor's buffer.
+struct TensorBufferObject {
+  PyObject_HEAD
+  HostBuffer* buffer;
+};
+
+PyTypeObject* tensor_buffer_type = nullptr;
+PyTypeObject* opaque_value_type = nullptr;
+
+HostBuffer* BufferOf(PyObject* self) { return reinterpret_cast<TensorBufferObject*>(self)->buffer; }
+
+void TensorBufferDealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (HostBuffer* buffer = BufferOf(self)) buffer->DropRef();
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* TensorBufferAddress(PyObject* self, void*) {
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(BufferOf(self)->data()));
+}
+PyObject* TensorBufferSize(PyObject* self, void*) { return PyLong_FromSize_t(BufferOf(self)->size()); }
+PyObject* TensorBufferReadOnly(PyObject* self, void*) {
+  return PyBool_FromLong(BufferOf(self)->read_only());
+}
+
+PyGetSetDef tensor_buffer_getset[] = {
+    {"address", &TensorBufferAddress, nullptr, "The address of the buffer's first byte.", nullptr},
+    {"size", &TensorBufferSize, nullptr, "The buffer's size in bytes.", nullptr},
+    {"read_only", &TensorBufferReadOnly, nullptr,
+     "Whether the runtime may not write it (a borrowed array, a view of the BEF file).", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot tensor_buffer_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(&TensorBufferDealloc)},
+    {Py_tp_getset, tensor_buffer_getset},
+    {Py_tp_doc, const_cast<char*>("The base of a result array: holds the tensor's buffer.")},
+    {0, nullptr},
+};
+
+PyType_Spec tensor_buffer_spec = {
+    "bef.TensorBuffer", sizeof(TensorBufferObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, tensor_buffer_slots};
+
+py::object NewTensorBuffer(const RCReference<HostBuffer>& buffer) {
+  PyObject* self = tensor_buffer_type->tp_alloc(tensor_buffer_type, 0);
+  if (self == nullptr) throw py::error_already_set();
+  buffer->AddRef();
+  reinterpret_cast<TensorBufferObject*>(self)->buffer = buffer.get();
+  return py::reinterpret_steal<py::object>(self);
+}
+
 // Objects released by threads that did not hold the GIL, waiting for it.
 std::mutex deferred_mutex;
 std::vector<PyObject*>* deferred_objects = new std::vector<PyObject*>();
@@ -267,7 +322,7 @@ py::object TensorToPython(std::string_view type, AsyncValue* value) {
   }
   py::dtype numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
   if (tensor.buffer() == nullptr || tensor.DataSize() == 0) return py::array(numpy_dtype, shape);
-  py::object base = py::cast(TensorBuffer{tensor.buffer()});
+  py::object base = NewTensorBuffer(tensor.buffer());
   py::array array(numpy_dtype, shape, tensor.data(), base);
   if (tensor.read_only()) {
     py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
@@ -287,8 +342,11 @@ py::object StringTensorToPython(const StringHostTensor& tensor) {
 
 }  // namespace
 
-void InitializeValues() {
+py::object InitializeValues() {
   globals = new Globals();
+  opaque_value_type = reinterpret_cast<PyTypeObject*>(py::type::of<OpaqueValue>().ptr());
+  tensor_buffer_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&tensor_buffer_spec));
+  if (tensor_buffer_type == nullptr) throw py::error_already_set();
   globals->errors = py::module_::import("bef._errors");
   py::module_ numpy = py::module_::import("numpy");
   globals->numpy_bool = numpy.attr("bool_");
@@ -314,6 +372,7 @@ void InitializeValues() {
   set(DType::kF64, "float64");
   set(DType::kComplex64, "complex64");
   set(DType::kComplex128, "complex128");
+  return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(tensor_buffer_type));
 }
 
 py::str Text(std::string_view text) {
@@ -332,7 +391,7 @@ void ThrowArgumentError(const std::string& message) { ThrowError("ArgumentError"
 
 RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object,
                                         HostAllocator* allocator, const ArgumentName& what) {
-  if (py::isinstance<OpaqueValue>(object)) {
+  if (PyObject_TypeCheck(object.ptr(), opaque_value_type)) {
     const OpaqueValue& opaque = object.cast<const OpaqueValue&>();
     if (opaque.type != type) {
       ThrowArgumentError(what.Text() + " has type " + std::string(type) + ", not " + opaque.type);

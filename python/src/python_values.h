@@ -47,15 +47,13 @@ struct OpaqueValue {
   RCReference<AsyncValue> value;
 };
 
-// The base object of every result array: owns a reference to the tensor's
-// buffer. `address` lets callers (and tests) see that an array shares it.
-struct TensorBuffer {
-  RCReference<HostBuffer> buffer;
-};
-
-// Imports the NumPy types and the package's exception classes (bef._errors);
-// called once when the extension is imported.
-void InitializeValues();
+// Imports the NumPy types and the package's exception classes (bef._errors)
+// and makes the type bef.TensorBuffer (the base object of every result
+// array: owns a reference to the tensor's buffer; its `address` lets
+// callers and tests see that an array shares it), which it returns.
+// Called once when the extension is imported, after bef.Value
+// (OpaqueValue) is registered with pybind11.
+py::object InitializeValues();
 
 // Raises bef.ArgumentError (or the named class of bef._errors) with
 // `message`: throws py::error_already_set.

@@ -571,7 +571,12 @@ class Program {
 PyObject* ProgramRun(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                      PyObject* keywords) {
   try {
-    const Program& program = py::handle(self).cast<const Program&>();
+    // The method's descriptor admits only Program instances; a class with
+    // one C++ type keeps its value pointer in the instance itself.
+    auto* instance = reinterpret_cast<py::detail::instance*>(self);
+    const Program& program = *static_cast<const Program*>(
+        instance->simple_layout ? instance->simple_value_holder[0]
+                                : instance->get_value_and_holder().value_ptr());
     if (count < 1) {
       PyErr_SetString(PyExc_TypeError, "run() needs the name of the function to run");
       return nullptr;
@@ -614,7 +619,6 @@ PyMethodDef program_run = {
 PYBIND11_MODULE(_runtime, module) {
   using namespace bef::python;
   module.doc() = "The BEF runtime (use the `bef` package, not this module).";
-  InitializeValues();
   main_thread_id = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   py::class_<OpaqueValue>(module, "Value",
@@ -623,15 +627,7 @@ PYBIND11_MODULE(_runtime, module) {
       .def_property_readonly("type", [](const OpaqueValue& value) { return value.type; })
       .def("__repr__", [](const OpaqueValue& value) { return "bef.Value(" + value.type + ")"; });
 
-  py::class_<TensorBuffer>(module, "TensorBuffer",
-                           "The base of a result array: holds the tensor's buffer.")
-      .def_property_readonly("address",
-                             [](const TensorBuffer& buffer) {
-                               return reinterpret_cast<uintptr_t>(buffer.buffer->data());
-                             })
-      .def_property_readonly("size", [](const TensorBuffer& buffer) { return buffer.buffer->size(); })
-      .def_property_readonly("read_only",
-                             [](const TensorBuffer& buffer) { return buffer.buffer->read_only(); });
+  module.attr("TensorBuffer") = InitializeValues();
 
   py::class_<RunCall, std::shared_ptr<RunCall>>(module, "_RunCall")
       .def_property_readonly("token", &RunCall::token)
