@@ -40,14 +40,13 @@ def python_round(program, calls):
     array = np.ones((1 << 20) // 4, np.float32)
     run = program.run
 
-    def tensor_round_trip():
-        result = run("echo_tensor", array)
-        assert result.ctypes.data == array.ctypes.data
-
+    # No copy either way (checked once, outside the timed loop: .ctypes
+    # costs more than the call).
+    assert run("echo_tensor", array).ctypes.data == array.ctypes.data
     return {
         "empty": nanos_per_call(calls, lambda: run("empty")),
         "add": nanos_per_call(calls, lambda: run("add", 1, 2)),
-        "tensor_1mb": nanos_per_call(calls, tensor_round_trip),
+        "tensor_1mb": nanos_per_call(calls, lambda: run("echo_tensor", array)),
     }
 
 

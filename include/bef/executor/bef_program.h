@@ -31,8 +31,9 @@
 // effects on a chain that is not returned); host.Quiesce() waits for work
 // queued on the host. To free a program while executions may still run,
 // own it through a std::shared_ptr and give each request a reference:
-// request->SetData(program_ptr) -- the executor holds the request until
-// the execution's last kernel has run (bef_serve's LoadedModel does this,
+// request->KeepAlive(program_ptr) (or SetData) -- the executor holds the
+// request until the execution's last kernel has run (the Python package's
+// runs do this, python/src/runtime_module.cc; bef_serve's LoadedModel,
 // tools/serving/model_repository.h).
 #ifndef BEF_EXECUTOR_BEF_PROGRAM_H_
 #define BEF_EXECUTOR_BEF_PROGRAM_H_
