@@ -157,7 +157,8 @@ class _Dispatcher:
                 self._settle(future, future.set_exception, error)
             else:
                 self._settle(future, future.set_result, result)
-            del call
+                del result  # held only by the future from here on
+            del call, future
 
     @staticmethod
     def _settle(future, setter, value):

@@ -101,6 +101,9 @@ int ReleaseDeferredObjectsCall(void*) {
 }
 
 void ReleasePythonObject(PyObject* object) {
+  // A value released by a runtime thread while (or after) the interpreter
+  // shuts down: the process is exiting, the object is left as it is.
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
   if (PyGILState_Check()) {
     Py_DECREF(object);
     return;

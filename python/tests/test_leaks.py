@@ -3,6 +3,7 @@
 import gc
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -40,6 +41,22 @@ def test_borrowed_arrays_are_released(program):
         result = program.run("echo_tensor", array)
     assert sys.getrefcount(array) == baseline + 1  # held by the last result only
     del result
+    assert sys.getrefcount(array) == baseline
+
+
+def test_arrays_released_by_runtime_threads_are_released(program):
+    # run_async runs on the work queue: a worker may drop the last reference
+    # to a borrowed array, without the GIL; the package releases it later,
+    # on a thread that holds the GIL.
+    array = np.zeros(1024, np.float32)
+    baseline = sys.getrefcount(array)
+    futures = [program.run_async("echo_tensor", array) for _ in range(500)]
+    for future in futures:
+        assert future.result(timeout=30).ctypes.data == array.ctypes.data
+    del futures, future
+    deadline = time.monotonic() + 10
+    while sys.getrefcount(array) != baseline and time.monotonic() < deadline:
+        time.sleep(0.001)
     assert sys.getrefcount(array) == baseline
 
 
