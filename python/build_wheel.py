@@ -6,7 +6,8 @@ standard library only (no setuptools, no network): a wheel is a zip with a
         --python-tag cp311 --platform-tag linux_x86_64 FILE...
 
 Each FILE lands in the package directory `bef/` under its base name. The
-extensions are stripped of debug sections when `strip` is available.
+extensions are stripped of debug sections when `strip` is available (not
+with --keep-debug-info: sanitizer builds, whose reports need them).
 """
 
 import argparse
@@ -36,9 +37,9 @@ def record_hash(data):
     return "sha256=" + digest.decode("ascii")
 
 
-def stripped(path):
+def stripped(path, keep_debug_info):
     """The bytes of `path`, without debug sections for shared objects."""
-    if not path.endswith(".so") or shutil.which("strip") is None:
+    if keep_debug_info or not path.endswith(".so") or shutil.which("strip") is None:
         with open(path, "rb") as file:
             return file.read()
     with tempfile.TemporaryDirectory() as scratch:
@@ -55,6 +56,8 @@ def main():
     parser.add_argument("--version", required=True)
     parser.add_argument("--python-tag", default=f"cp{sys.version_info[0]}{sys.version_info[1]}")
     parser.add_argument("--platform-tag", default="linux_x86_64")
+    parser.add_argument("--keep-debug-info", action="store_true",
+                        help="do not strip the extensions (sanitizer builds)")
     parser.add_argument("files", nargs="+")
     options = parser.parse_args()
 
@@ -89,7 +92,8 @@ def main():
 
     entries = []
     for path in sorted(options.files, key=os.path.basename):
-        entries.append((f"bef/{os.path.basename(path)}", stripped(path)))
+        entries.append((f"bef/{os.path.basename(path)}",
+                        stripped(path, options.keep_debug_info)))
     entries.append((f"{dist_info}/METADATA", metadata.encode()))
     entries.append((f"{dist_info}/WHEEL", wheel.encode()))
     entries.append((f"{dist_info}/top_level.txt", b"bef\n"))

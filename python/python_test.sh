@@ -3,12 +3,15 @@
 # NumPy and pytest come from Debian through --system-site-packages), runs an
 # example with it from outside the source tree, then runs python/tests with
 # the installed package.
-#   python_test.sh WHEEL PYTHON_TEST_BEF MLIR_TO_BEF BEF_DUMP EXAMPLE [sanitizer]
+#   python_test.sh WHEEL PYTHON_TEST_BEF MLIR_TO_BEF BEF_DUMP EXAMPLE [asan|tsan]
 #
-# `sanitizer` (the ASan+UBSan pass): the extensions are instrumented and the
-# interpreter is not, so the sanitizer runtimes are preloaded into Python;
-# leak checking is off (the interpreter keeps memory until exit, by design)
-# and the RSS test is skipped (ASan's quarantine holds freed memory).
+# asan, tsan (the sanitizer passes): the extensions are instrumented and the
+# interpreter is not, so the sanitizer runtime is preloaded into Python and
+# Python allocates with malloc (which the sanitizers see). ASan: leak
+# checking is off (the interpreter keeps memory until exit, by design).
+# TSan: the interpreter's GIL hand-offs are pthread mutexes, which TSan
+# sees; tests/tsan_suppressions.txt names the uninstrumented libraries.
+# Both skip the RSS test (the sanitizers hold freed memory).
 set -euo pipefail
 wheel="$(realpath "$1")"
 export BEF_PYTHON_TEST_BEF="$(realpath "$2")"
@@ -24,12 +27,16 @@ venv="$scratch/venv"
 # system site-packages, so pip resolves it without an index.
 "$venv/bin/pip" install --no-index --no-cache-dir --quiet "$wheel"
 
-if [[ "${6:-}" == sanitizer ]]; then
-  export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-  export PYTHONMALLOC=malloc  # every Python object through ASan's allocator
-  export BEF_SANITIZER=1
-fi
+case "${6:-}" in
+  asan)
+    export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+    export PYTHONMALLOC=malloc BEF_SANITIZER=1 ;;
+  tsan)
+    export LD_PRELOAD="$(gcc -print-file-name=libtsan.so)"
+    export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$(realpath "$(dirname "$0")/tests/tsan_suppressions.txt")"
+    export PYTHONMALLOC=malloc BEF_SANITIZER=1 ;;
+esac
 
 # The walk-through of docs/python.md, from outside the source tree: `import
 # bef` must find the installed package.

@@ -128,10 +128,12 @@ class InterruptWatcher {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     active_ = request.CopyRef();
+    active_run_.store(++runs_, std::memory_order_release);
   }
   void Leave() {
     std::lock_guard<std::mutex> lock(mutex_);
     active_.reset();
+    active_run_.store(0, std::memory_order_release);
   }
 
  private:
@@ -160,8 +162,10 @@ class InterruptWatcher {
   static void Handle(int signal, siginfo_t* info, void* context) {
     InterruptWatcher& watcher = Get();
     int saved_errno = errno;
-    char byte = 1;
-    [[maybe_unused]] ssize_t written = write(watcher.pipe_[1], &byte, 1);
+    // Which run the signal interrupts: the watcher may read it only after
+    // that run ended and another began, which must not be cancelled.
+    uint64_t run = watcher.active_run_.load(std::memory_order_acquire);
+    [[maybe_unused]] ssize_t written = write(watcher.pipe_[1], &run, sizeof(run));
     errno = saved_errno;
     const struct sigaction& previous = watcher.previous_;
     if (previous.sa_flags & SA_SIGINFO) {
@@ -172,13 +176,15 @@ class InterruptWatcher {
   }
 
   void Loop() {
-    char byte;
+    uint64_t run;
     while (true) {
-      ssize_t got = read(pipe_[0], &byte, 1);
+      ssize_t got = read(pipe_[0], &run, sizeof(run));  // whole: pipe writes this small are atomic
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return;
+      if (got != sizeof(run)) return;
       std::lock_guard<std::mutex> lock(mutex_);
-      if (active_) active_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+      if (run != 0 && run == active_run_.load(std::memory_order_relaxed)) {
+        active_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+      }
     }
   }
 
@@ -188,6 +194,9 @@ class InterruptWatcher {
   struct sigaction previous_ = {};
   std::mutex mutex_;
   RCReference<RequestContext> active_;
+  uint64_t runs_ = 0;                       // main-thread runs so far
+  std::atomic<uint64_t> active_run_{0};     // the one in progress, 0 for none
+  static_assert(std::atomic<uint64_t>::is_always_lock_free, "read in a signal handler");
 };
 
 // Runs of run_async that finished, in the order they finished; the package's
