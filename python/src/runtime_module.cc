@@ -379,6 +379,11 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     std::vector<AsyncValue*> pointers;
     pointers.reserve(arguments_.size());
     for (const auto& value : arguments_) pointers.push_back(value.get());
+    // The single-threaded queue ("s") runs its work in the Await of one
+    // caller at a time: runs from several Python threads take turns.
+    static std::mutex single_threaded_turn;
+    std::unique_lock<std::mutex> turn(single_threaded_turn, std::defer_lock);
+    if (state_->single_threaded) turn.lock();
     {
       ExecutionContext context(request_);
       function_->Execute(context, pointers, results_);

@@ -83,3 +83,7 @@ def test_single_threaded_queue_runs_on_the_caller(bef_path):
     program = bef.load(bef_path, work_queue="s")
     assert program.run("spin", 1000) == 1000
     assert program.run_async("add", 2, 3).result(timeout=30) == 5
+    # Threads take turns on the one queue.
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        sums = list(pool.map(lambda i: program.run("add", i, 1), range(2000)))
+    assert sums == [i + 1 for i in range(2000)]
