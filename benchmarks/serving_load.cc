@@ -155,10 +155,14 @@ pid_t StartServer(const LoadOptions& options, const std::string& repository,
     close(out[1]);
     std::string queue = "--work_queue_type=" + options.work_queue_type;
     std::string input = repository.empty() ? options.program : "--model_repository=" + repository;
+    std::vector<std::string> arguments = {options.server, "--port=0", queue, "--threads=16"};
     // gRPC only when it is the protocol (the others run under TSan too).
-    const char* grpc = options.protocol == "grpc" ? "--grpc_port=0" : "--threads=16";
-    execl(options.server.c_str(), options.server.c_str(), "--port=0", grpc, queue.c_str(),
-          "--threads=16", input.c_str(), static_cast<char*>(nullptr));
+    if (options.protocol == "grpc") arguments.push_back("--grpc_port=0");
+    arguments.push_back(input);
+    std::vector<char*> argv;
+    for (std::string& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    execv(options.server.c_str(), argv.data());
     std::perror("exec bef_serve");
     _exit(127);
   }

@@ -27,6 +27,15 @@ venv="$scratch/venv"
 # system site-packages, so pip resolves it without an index.
 "$venv/bin/pip" install --no-index --no-cache-dir --quiet "$wheel"
 
+# The runtime extension never links MLIR (only bef.converter's does).
+site="$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")"
+runtime_libraries="$(ldd "$site/bef/_runtime.so")"
+converter_libraries="$(ldd "$site/bef/_converter.so")"
+if grep -E "libMLIR|libLLVM" <<<"$runtime_libraries"; then
+  echo "bef/_runtime.so links MLIR/LLVM"; exit 1
+fi
+grep -q libMLIR <<<"$converter_libraries" || { echo "bef/_converter.so: no libMLIR"; exit 1; }
+
 case "${6:-}" in
   asan)
     export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
