@@ -324,10 +324,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
     route_ = nullptr;
     std::vector<std::string> allowed;
+    std::vector<std::string> captures;
     for (const Route& route : server_.routes()) {
-      if (!MatchPath(route.pattern, request_.path, &request_.captures)) continue;
+      if (!MatchPath(route.pattern, request_.path, &captures)) continue;
       if (route.method == request_.method) {
         route_ = &route;
+        request_.captures = std::move(captures);
         break;
       }
       if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) {
@@ -343,9 +345,6 @@ class Session : public std::enable_shared_from_this<Session> {
     if (route_ == nullptr) {
       return RespondAndClose(server_.Error(404, absl::StrCat("no such endpoint: ", request_.path)));
     }
-    // The route is known: match again to keep its captures.
-    MatchPath(route_->pattern, request_.path, &request_.captures);
-
     bool has_body = parser_->chunked() || parser_->content_length().has_value();
     if ((request_.method == "POST" || request_.method == "PUT") && route_->takes_body) {
       if (!has_body) {

@@ -256,7 +256,7 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
     if (scalar) return ScalarFromRaw(entry->datatype, input.raw, what);
     return TensorFromRaw(entry->datatype, input, *count, allocator, what);
   }
-  Json& data = *const_cast<Json*>(static_cast<const Json*>(input.json_data));
+  Json& data = *static_cast<Json*>(input.json_data);
   Json flat = Json::array();
   absl::Status flattened = Flatten(data, flat, what);
   if (!flattened.ok()) return flattened;

@@ -48,7 +48,9 @@ struct InputTensor {
   std::string datatype;
   std::vector<int64_t> shape;
   // Exactly one of:
-  const void* json_data = nullptr;   // a nlohmann::json array (flat or nested)
+  // A nlohmann::json array (flat or nested) of the request's body, which
+  // DecodeInput consumes (moves its elements into the value).
+  void* json_data = nullptr;
   std::string_view raw;              // raw bytes (binary extension, gRPC raw)
   std::shared_ptr<const void> raw_owner;  // keeps `raw` alive (zero-copy views)
 };
