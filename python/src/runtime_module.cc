@@ -623,9 +623,11 @@ PyObject* ProgramRun(PyObject* self, PyObject* const* arguments, Py_ssize_t coun
 PyMethodDef program_run = {
     "run", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&ProgramRun)),
     METH_FASTCALL | METH_KEYWORDS,
-    "run(name, *args, timeout=None): runs the function `name` on `args` and returns its "
-    "non-chain results (None, the value, or a tuple). Raises bef.ArgumentError, "
-    "bef.RuntimeError, bef.CancelledError, bef.DeadlineExceededError."};
+    "run($self, name, /, *args, timeout=None)\n--\n\n"
+    "Runs the function `name` on `args` (chain arguments left out) and returns its\n"
+    "non-chain results: None, the one value, or a tuple. `timeout` (seconds) is the\n"
+    "run's deadline. Raises bef.ArgumentError (before anything runs), bef.RuntimeError,\n"
+    "bef.CancelledError, bef.DeadlineExceededError; Ctrl-C cancels the run."};
 
 }  // namespace
 }  // namespace bef::python
@@ -649,9 +651,11 @@ PYBIND11_MODULE(_runtime, module) {
       .def("cancel", &RunCall::Cancel)
       .def("result", &RunCall::Result);
 
-  py::class_<Program> program(module, "Program");
-  program.def_property_readonly("name", &Program::python_name)
-      .def_property_readonly("work_queue", &Program::work_queue)
+  py::class_<Program> program(module, "Program",
+                              "A loaded, verified BEF program (made by bef.load).");
+  program.def_property_readonly("name", &Program::python_name, "The path, or '<bytes>'.")
+      .def_property_readonly("work_queue", &Program::work_queue,
+                             "The work-queue spec the program was loaded with.")
       .def("_start", [](const Program& program, const py::str& name, const py::tuple& arguments,
                         const py::object& timeout, int64_t token) {
         std::span<PyObject* const> items(&PyTuple_GET_ITEM(arguments.ptr(), 0),
@@ -660,7 +664,8 @@ PYBIND11_MODULE(_runtime, module) {
       })
       .def("_signatures", &Program::Signatures)
       .def("_sections", &Program::Sections)
-      .def("dump", &Program::Dump, py::arg("summary") = false);
+      .def("dump", &Program::Dump, py::arg("summary") = false,
+           "bef-dump's listing of the file (summary=True: the section table only).");
 
   py::object run = py::reinterpret_steal<py::object>(
       PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(program.ptr()), &program_run));

@@ -87,3 +87,13 @@ def test_single_threaded_queue_runs_on_the_caller(bef_path):
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         sums = list(pool.map(lambda i: program.run("add", i, 1), range(2000)))
     assert sums == [i + 1 for i in range(2000)]
+
+
+def test_run_async_with_asyncio(program):
+    import asyncio
+
+    async def many():
+        futures = [asyncio.wrap_future(program.run_async("add", i, 1)) for i in range(200)]
+        return await asyncio.gather(*futures)
+
+    assert asyncio.run(many()) == [i + 1 for i in range(200)]

@@ -49,3 +49,12 @@ def test_converter_errors():
 def test_package_version_matches_the_wheel():
     from importlib import metadata
     assert metadata.version("bef") == bef.__version__
+
+
+def test_package_carries_type_information():
+    import os
+    package = os.path.dirname(bef.__file__)
+    assert os.path.exists(os.path.join(package, "py.typed"))
+    assert os.path.exists(os.path.join(package, "_runtime.pyi"))
+    import inspect
+    assert str(inspect.signature(bef.Program.run)) == "(self, name, /, *args, timeout=None)"
