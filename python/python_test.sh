@@ -11,7 +11,9 @@
 # checking is off (the interpreter keeps memory until exit, by design).
 # TSan: the interpreter's GIL hand-offs are pthread mutexes, which TSan
 # sees; tests/tsan_suppressions.txt names the uninstrumented libraries.
-# Both skip the RSS test (the sanitizers hold freed memory).
+# Both skip the RSS test (the sanitizers hold freed memory); TSan also
+# skips the fork test (it does not support threads started after a
+# multi-threaded process forks).
 set -euo pipefail
 wheel="$(realpath "$1")"
 export BEF_PYTHON_TEST_BEF="$(realpath "$2")"
@@ -40,11 +42,11 @@ case "${6:-}" in
   asan)
     export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
     export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-    export PYTHONMALLOC=malloc BEF_SANITIZER=1 ;;
+    export PYTHONMALLOC=malloc BEF_SANITIZER=asan ;;
   tsan)
     export LD_PRELOAD="$(gcc -print-file-name=libtsan.so)"
     export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$(realpath "$(dirname "$0")/tests/tsan_suppressions.txt")"
-    export PYTHONMALLOC=malloc BEF_SANITIZER=1 ;;
+    export PYTHONMALLOC=malloc BEF_SANITIZER=tsan ;;
 esac
 
 # The walk-through of docs/python.md, from outside the source tree: `import

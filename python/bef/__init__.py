@@ -167,6 +167,12 @@ class _Dispatcher:
         except _futures.InvalidStateError:
             pass  # cancelled meanwhile
 
+    def after_fork_in_child(self):
+        # The dispatcher thread and the parent's runs are not in this process.
+        self._lock = _threading.Lock()
+        self._futures = {}
+        self._thread = None
+
     def close(self):
         with self._lock:
             thread, self._thread = self._thread, None
@@ -177,6 +183,7 @@ class _Dispatcher:
 
 _dispatcher = _Dispatcher()
 _atexit.register(_dispatcher.close)
+_os.register_at_fork(after_in_child=_dispatcher.after_fork_in_child)
 
 
 def _run_async(program, name, *args, timeout=None):

@@ -46,6 +46,7 @@
 #include "bef/host/native_function.h"
 #include "bef/host/work_queue.h"
 #include "bef/loader/bef_dump.h"
+#include "lib/host/tbb_arena.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/src/python_values.h"
@@ -55,10 +56,20 @@ namespace {
 
 using namespace pybind11::literals;
 
+// Hosts by work-queue spec. Never destroyed (runtime threads may still
+// finish side-effect kernels of abandoned runs).
+std::mutex hosts_mutex;
+std::map<std::string, HostContext*>* hosts = new std::map<std::string, HostContext*>();
+
+// os.fork(): a child has none of its parent's threads, so the parent's hosts
+// cannot run anything there. Every child starts a new process generation:
+// its loads make new hosts, and programs of an earlier generation refuse to
+// run (they would wait forever) with a message that says what to do.
+std::atomic<uint64_t> process_generation{0};
+
+
 HostContext* HostFor(const std::string& work_queue) {
-  static std::mutex mutex;
-  static auto* hosts = new std::map<std::string, HostContext*>();
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(hosts_mutex);
   auto found = hosts->find(work_queue);
   if (found != hosts->end()) return found->second;
   absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(work_queue);
@@ -86,6 +97,7 @@ struct ProgramState {
   HostContext* host = nullptr;
   std::string work_queue;
   bool single_threaded = false;
+  uint64_t generation = 0;  // the process generation it was loaded in
   std::unique_ptr<BefProgram> program;
   std::unique_ptr<ResourceContext> resources = std::make_unique<ResourceContext>();
   std::atomic<int64_t> next_request_id{1};
@@ -117,6 +129,8 @@ class InterruptWatcher {
 
   // REQUIRES: the main thread.
   void Enter(const RCReference<RequestContext>& request) {
+    uint64_t generation = process_generation.load(std::memory_order_relaxed);
+    if (generation != generation_) Start(generation);  // forked: no watcher thread here
     if (!started_) return;
     auto now = std::chrono::steady_clock::now();
     if (now - last_check_ > std::chrono::milliseconds(100)) {
@@ -137,11 +151,22 @@ class InterruptWatcher {
   }
 
  private:
-  InterruptWatcher() {
+  InterruptWatcher() { Start(process_generation.load(std::memory_order_relaxed)); }
+
+  // A pipe and the thread reading it; in a forked child, new ones (the
+  // parent's pipe would be shared with the parent's watcher).
+  void Start(uint64_t generation) {
+    generation_ = generation;
+    started_ = false;
+    if (pipe_[0] >= 0) {
+      close(pipe_[0]);
+      close(pipe_[1]);
+      pipe_[0] = pipe_[1] = -1;
+    }
     if (pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return;
     int flags = fcntl(pipe_[0], F_GETFL);
     fcntl(pipe_[0], F_SETFL, flags & ~O_NONBLOCK);  // the watcher blocks
-    std::thread([this] { Loop(); }).detach();
+    std::thread([this, fd = pipe_[0]] { Loop(fd); }).detach();
     started_ = true;
   }
 
@@ -175,10 +200,10 @@ class InterruptWatcher {
     }
   }
 
-  void Loop() {
+  void Loop(int fd) {
     uint64_t run;
     while (true) {
-      ssize_t got = read(pipe_[0], &run, sizeof(run));  // whole: pipe writes this small are atomic
+      ssize_t got = read(fd, &run, sizeof(run));  // whole: pipe writes this small are atomic
       if (got < 0 && errno == EINTR) continue;
       if (got != sizeof(run)) return;
       std::lock_guard<std::mutex> lock(mutex_);
@@ -190,6 +215,7 @@ class InterruptWatcher {
 
   int pipe_[2] = {-1, -1};
   bool started_ = false;
+  uint64_t generation_ = 0;
   std::chrono::steady_clock::time_point last_check_;
   struct sigaction previous_ = {};
   std::mutex mutex_;
@@ -234,6 +260,17 @@ class CompletionQueue {
     std::lock_guard<std::mutex> lock(mutex_);
     closed_ = false;
   }
+  // Around os.fork(): the queue is not in use while a fork copies it; the
+  // child drops (leaks) the parent's finished runs, whose futures are not
+  // in the child's dispatcher.
+  void LockForFork() { mutex_.lock(); }
+  void UnlockInParent() { mutex_.unlock(); }
+  void ResetInChild() {
+    new std::deque<std::shared_ptr<RunCall>>(std::move(calls_));
+    calls_.clear();
+    closed_ = false;
+    mutex_.unlock();
+  }
 
  private:
   std::mutex mutex_;
@@ -241,6 +278,75 @@ class CompletionQueue {
   std::deque<std::shared_ptr<RunCall>> calls_;
   bool closed_ = false;
 };
+
+void BeforeFork() {
+  hosts_mutex.lock();
+  CompletionQueue::Get().LockForFork();
+}
+void AfterForkInParent() {
+  CompletionQueue::Get().UnlockInParent();
+  hosts_mutex.unlock();
+}
+// oneTBB does not survive a fork (its workers are the parent's, and it
+// does not know they are gone): a child's mstd queues get this arena of
+// plain threads instead (lib/host/tbb_arena.h's interface).
+struct PlainThreadArena {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<std::pair<void (*)(void*), void*>> tasks;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+
+  void Work() {
+    while (true) {
+      std::pair<void (*)(void*), void*> task;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        ready.wait(lock, [&] { return stopping || !tasks.empty(); });
+        if (tasks.empty()) return;  // stopping, every task run
+        task = tasks.front();
+        tasks.pop_front();
+      }
+      task.first(task.second);
+    }
+  }
+};
+
+void* CreatePlainThreadArena(int compute_threads) {
+  auto* arena = new PlainThreadArena();
+  for (int i = 0; i < compute_threads; ++i) arena->threads.emplace_back([arena] { arena->Work(); });
+  return arena;
+}
+void EnqueueOnPlainThreadArena(void* opaque, void (*run)(void*), void* argument) {
+  auto* arena = static_cast<PlainThreadArena*>(opaque);
+  {
+    std::lock_guard<std::mutex> lock(arena->mutex);
+    arena->tasks.emplace_back(run, argument);
+  }
+  arena->ready.notify_one();
+}
+void DestroyPlainThreadArena(void* opaque) {
+  auto* arena = static_cast<PlainThreadArena*>(opaque);
+  {
+    std::lock_guard<std::mutex> lock(arena->mutex);
+    arena->stopping = true;
+  }
+  arena->ready.notify_all();
+  for (std::thread& thread : arena->threads) thread.join();
+  delete arena;
+}
+const BefTbbArenaApi plain_thread_arena = {&CreatePlainThreadArena, &EnqueueOnPlainThreadArena,
+                                           &DestroyPlainThreadArena};
+const BefTbbArenaApi* PlainThreadArenaSource() { return &plain_thread_arena; }
+
+void AfterForkInChild() {
+  RegisterTbbArenaSource(&PlainThreadArenaSource);
+  CompletionQueue::Get().ResetInChild();
+  hosts = new std::map<std::string, HostContext*>();  // the old ones are unusable here
+  process_generation.fetch_add(1, std::memory_order_relaxed);
+  main_thread_id = PyThread_get_thread_ident();  // the forking thread is the child's only one
+  hosts_mutex.unlock();
+}
 
 std::string CodeName(absl::StatusCode code) {
   std::string name = absl::StatusCodeToString(code);
@@ -460,6 +566,7 @@ class Program {
     state->host = HostFor(work_queue);
     state->work_queue = work_queue;
     state->single_threaded = work_queue == "s";
+    state->generation = process_generation.load(std::memory_order_relaxed);
     absl::StatusOr<std::unique_ptr<BefProgram>> program;
     if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||
         PyMemoryView_Check(source.ptr())) {
@@ -507,6 +614,12 @@ class Program {
 
   std::shared_ptr<RunCall> Start(PyObject* name, std::span<PyObject* const> arguments,
                                  std::optional<double> timeout, int64_t token, bool notify) const {
+    if (state_->generation != process_generation.load(std::memory_order_relaxed)) {
+      ThrowError("RuntimeError",
+                 "this program was loaded before os.fork(): the runtime's threads do not exist "
+                 "in this process; load it again here (or start processes with 'spawn')",
+                 py::dict("code"_a = "FAILED_PRECONDITION"));
+    }
     auto call = std::make_shared<RunCall>(state_, FunctionNamed(name), token);
     call->Start(arguments, timeout, notify);
     return call;
@@ -636,6 +749,7 @@ PYBIND11_MODULE(_runtime, module) {
   using namespace bef::python;
   module.doc() = "The BEF runtime (use the `bef` package, not this module).";
   main_thread_id = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  pthread_atfork(&BeforeFork, &AfterForkInParent, &AfterForkInChild);
 
   py::class_<OpaqueValue>(module, "Value",
                           "A runtime value Python has no form for; pass it back to a function "

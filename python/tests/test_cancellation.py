@@ -100,3 +100,42 @@ def test_ctrl_c_cancels_a_blocking_run(bef_path):
         assert float(line.split()[2]) < 5, lines
     assert "after: 5" in output, output
     assert child.returncode == 0
+
+
+@pytest.mark.skipif(os.environ.get("BEF_SANITIZER") == "tsan",
+                    reason="TSan does not support threads started after a multi-threaded fork")
+def test_fork_child_loads_again(bef_path):
+    # A child of os.fork() has none of the runtime's threads: programs of the
+    # parent refuse to run there (instead of hanging), new loads work, and
+    # so do futures.
+    script = textwrap.dedent(f"""
+        import os, sys, bef
+        program = bef.load({bef_path!r}, work_queue="mstd:2")
+        assert program.run("add", 1, 2) == 3
+        assert program.run_async("add", 1, 1).result(timeout=30) == 2
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                program.run("add", 1, 2)
+                code = 10
+            except bef.RuntimeError as error:
+                if "os.fork()" not in str(error) or error.code != "FAILED_PRECONDITION":
+                    code = 11
+            again = bef.load({bef_path!r}, work_queue="mstd:2")
+            if again.run("add", 2, 3) != 5:
+                code = 12
+            if again.run_async("add", 3, 3).result(timeout=30) != 6:
+                code = 13
+            if again.run("spin", 100000) != 100000:
+                code = 14
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert program.run("add", 4, 4) == 8  # the parent is unaffected
+        assert program.run_async("add", 5, 5).result(timeout=30) == 10
+        print("child", os.waitstatus_to_exitcode(status), flush=True)
+    """)
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60)
+    assert output.returncode == 0, output.stderr
+    assert output.stdout.strip() == "child 0", (output.stdout, output.stderr)
