@@ -24,6 +24,12 @@ class Error(Exception):
         self.function = function
         self.result = result
 
+    def __reduce__(self):
+        # Pickled with its details (multiprocessing sends errors between
+        # processes this way).
+        return (_rebuild, (type(self), self.message, self.code, self.location, self.function,
+                           self.result))
+
     def __str__(self):
         text = self.message
         if self.function is not None:
@@ -31,6 +37,10 @@ class Error(Exception):
         if self.location:
             text = f"{text} (at {self.location})"
         return text
+
+
+def _rebuild(cls, message, code, location, function, result):
+    return cls(message, code=code, location=location, function=function, result=result)
 
 
 class LoadError(Error):

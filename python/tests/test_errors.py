@@ -68,3 +68,15 @@ def test_errors_share_a_base_class():
         assert issubclass(error, bef.Error)
     assert issubclass(bef.DeadlineExceededError, bef.CancelledError)
     assert issubclass(bef.DeadlineExceededError, TimeoutError)
+
+
+def test_errors_pickle_with_their_details(program):
+    import pickle
+    with pytest.raises(bef.RuntimeError) as raised:
+        program.run("fail", 1)
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert type(copy) is bef.RuntimeError
+    assert (copy.message, copy.code, copy.location, copy.function, copy.result) == \
+        (raised.value.message, raised.value.code, raised.value.location, raised.value.function,
+         raised.value.result)
+    assert str(copy) == str(raised.value)
