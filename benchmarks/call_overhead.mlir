@@ -14,3 +14,15 @@ func.func @add(%a: i32, %b: i32) -> i32 {
 func.func @echo_tensor(%t: !tfrt_tensor.tensor) -> !tfrt_tensor.tensor {
   tfrt.return %t : !tfrt_tensor.tensor
 }
+
+// A loop of n iterations (tfrt.repeat.i32): the parallel-runs case, where
+// the caller's threads run it concurrently (the GIL released).
+func.func @spin(%n: i32) -> i32 {
+  %zero = tfrt.constant.i32 0
+  %one = tfrt.constant.i32 1
+  %r, %u = tfrt.repeat.i32 %n, %zero, %one : i32, i32 {
+    %next = tfrt.add.i32 %zero, %one
+    tfrt.return %next, %one : i32, i32
+  }
+  tfrt.return %r : i32
+}

@@ -13,11 +13,19 @@ and the difference (what Python adds per call).
 Cases: `empty` (the empty function), `add` (i32 + i32), `tensor_1mb` (a
 1 MiB float32 array in, the same tensor out as an array: no copy either
 way, on either side).
+
+Then, from Python only, parallel runs: `spin` (a tfrt.repeat.i32 loop of
+200,000 iterations, ~1.5 ms) run 32 times by one thread, and 32 times by
+each of 1..N threads at once (N = the number of cores); the speedup is
+how many more runs per second the threads complete (the GIL is released
+while a program runs, so up to N).
 """
 
 import argparse
+import os
 import statistics
 import subprocess
+import threading
 import time
 
 import numpy as np
@@ -48,6 +56,29 @@ def python_round(program, calls):
         "add": nanos_per_call(calls, lambda: run("add", 1, 2)),
         "tensor_1mb": nanos_per_call(calls, lambda: run("echo_tensor", array)),
     }
+
+
+def parallel_speedup(program, threads, runs=32, iterations=200_000):
+    """Runs per second of `threads` threads running `spin` at once, over
+    one thread's."""
+    for _ in range(5):
+        program.run("spin", 1000)  # warm-up (the executor's inline path)
+
+    def work():
+        for _ in range(runs):
+            program.run("spin", iterations)
+
+    start = time.perf_counter()
+    work()
+    alone = time.perf_counter() - start
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    start = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    together = time.perf_counter() - start
+    return threads * alone / together
 
 
 def cpp_round(binary, bef_path, calls, work_queue):
@@ -85,6 +116,13 @@ def main():
     for name in CASES:
         added = statistics.median(python[name]) - statistics.median(cpp[name])
         print(f"| {name} | {cell(cpp[name])} | {cell(python[name])} | {added:,.0f} |")
+
+    cores = len(os.sched_getaffinity(0))
+    speedups = [parallel_speedup(program, cores) for _ in range(options.rounds)]
+    print()
+    print(f"parallel runs of spin(200000) from {cores} Python threads: "
+          f"{statistics.median(speedups):.2f}x one thread's runs per second "
+          f"(min {min(speedups):.2f}, max {max(speedups):.2f}, {options.rounds} rounds)")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bef/async/async_value_ref.h"
@@ -246,13 +247,40 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   }
   // Per loop value: the argument value it still is (a result returning an
   // argument unchanged), or null once a kernel produced it, then boxed at
-  // the end by `boxers[i]`.
+  // the end by `boxers[i]`. Kept on the stack for the usual few loop
+  // values: written every run, on
+  // the heap they would share cache lines with the same arrays of another
+  // thread's loop (small blocks of one malloc arena sit side by side), and
+  // concurrent loops would slow each other down (false sharing).
   using Box = AsyncValue* (*)(const void*);
-  std::vector<AsyncValue*> origins(arguments.begin(), arguments.end());
-  std::vector<Box> boxers(num_values, nullptr);
-  std::vector<PayloadRegister> next_payloads(num_values);
-  std::vector<AsyncValue*> next_origins(num_values);
-  std::vector<Box> next_boxers(num_values);
+  constexpr uint32_t kInlineValues = 8;
+  struct Values {
+    AsyncValue* origins[kInlineValues];
+    Box boxers[kInlineValues];
+  } inline_values[2];
+  PayloadRegister inline_payloads[kInlineValues];
+  std::vector<AsyncValue*> heap_origins;
+  std::vector<Box> heap_boxers;
+  std::vector<PayloadRegister> heap_payloads;
+  AsyncValue** origins = inline_values[0].origins;
+  AsyncValue** next_origins = inline_values[1].origins;
+  Box* boxers = inline_values[0].boxers;
+  Box* next_boxers = inline_values[1].boxers;
+  PayloadRegister* next_payloads = inline_payloads;
+  if (num_values > kInlineValues) {
+    heap_origins.resize(2 * num_values);
+    heap_boxers.resize(2 * num_values);
+    heap_payloads.resize(num_values);
+    origins = heap_origins.data();
+    next_origins = origins + num_values;
+    boxers = heap_boxers.data();
+    next_boxers = boxers + num_values;
+    next_payloads = heap_payloads.data();
+  }
+  for (uint32_t i = 0; i < num_values; ++i) {
+    origins[i] = arguments[i];
+    boxers[i] = nullptr;
+  }
   for (int32_t run = 0; kWhile || run < count; run += kWhile ? 0 : 1) {
     if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
     for (uint32_t i = 0; i < num_values; ++i) {
@@ -262,8 +290,8 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
       next_boxers[i] = producers[i] == 0 ? boxers[reg] : plan.result_boxers[i];
     }
     for (uint32_t i = 0; i < num_values; ++i) registers[i] = next_payloads[i];
-    origins.swap(next_origins);
-    boxers.swap(next_boxers);
+    std::swap(origins, next_origins);
+    std::swap(boxers, next_boxers);
     if (kWhile && !*condition) break;
   }
   for (uint32_t i = 0; i < num_values; ++i) {
