@@ -13,6 +13,7 @@
 
 #include "bef/async/async_value_ref.h"
 #include "bef/format/bef_encoding.h"
+#include "bef/host/kernel_utils.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
 #include "pybind11/numpy.h"
 
@@ -203,6 +204,50 @@ RCReference<AsyncValue> FloatFrom(std::string_view type, py::handle object,
   return Available<T>(static_cast<T>(value));
 }
 
+// The scalar payload types of arguments and results, named as BEF names
+// them (BefTypeName, kernel_utils.h).
+template <typename... Scalars>
+struct ScalarTypeList {
+  // The value of `object` as the scalar type named `type`; false when
+  // `type` names none of them.
+  static bool FromPython(std::string_view type, py::handle object, const ArgumentName& what,
+                         RCReference<AsyncValue>* value) {
+    return ((type == BefTypeName<Scalars>::value &&
+             (*value = ScalarFrom<Scalars>(type, object, what), true)) ||
+            ...);
+  }
+  // The Python form of `value` when it holds one of them.
+  static bool ToPython(AsyncValue* value, py::object* out) {
+    return ((value->IsType<Scalars>() && (*out = ScalarToPython(value->get<Scalars>()), true)) ||
+            ...);
+  }
+
+  template <typename T>
+  static RCReference<AsyncValue> ScalarFrom(std::string_view type, py::handle object,
+                                            const ArgumentName& what) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!IsBool(object)) ThrowArgumentError(what.Text() + " (i1) must be a bool, not " + TypeName(object));
+      return Available<bool>(PyObject_IsTrue(object.ptr()) == 1);
+    } else if constexpr (std::is_integral_v<T>) {
+      return IntegerFrom<T>(type, object, what);
+    } else {
+      return FloatFrom<T>(type, object, what);
+    }
+  }
+  template <typename T>
+  static py::object ScalarToPython(T value) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return py::bool_(value);
+    } else if constexpr (std::is_integral_v<T>) {
+      return py::int_(value);
+    } else {
+      return py::float_(value);
+    }
+  }
+};
+using ScalarTypes = ScalarTypeList<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                                   uint32_t, uint64_t, float, double>;
+
 // str as UTF-8, bytes as they are; false for anything else.
 bool StringFrom(py::handle object, std::string* out, const ArgumentName& what) {
   if (PyUnicode_Check(object.ptr())) {
@@ -230,32 +275,24 @@ bool IsTensorType(std::string_view type) {
   return type == "!tfrt_tensor.tensor" || type == "!t.tensor";
 }
 
-DType DTypeOfNumpy(char kind, size_t itemsize) {
-  switch (kind) {
-    case 'b':
-      return itemsize == 1 ? DType::kI1 : DType::kInvalid;
-    case 'i':
-      return itemsize == 1 ? DType::kI8
-             : itemsize == 2 ? DType::kI16
-             : itemsize == 4 ? DType::kI32
-             : itemsize == 8 ? DType::kI64
-                             : DType::kInvalid;
-    case 'u':
-      return itemsize == 1 ? DType::kUI8
-             : itemsize == 2 ? DType::kUI16
-             : itemsize == 4 ? DType::kUI32
-             : itemsize == 8 ? DType::kUI64
-                             : DType::kInvalid;
-    case 'f':
-      return itemsize == 2 ? DType::kF16
-             : itemsize == 4 ? DType::kF32
-             : itemsize == 8 ? DType::kF64
-                             : DType::kInvalid;
-    case 'c':
-      return itemsize == 8 ? DType::kComplex64 : itemsize == 16 ? DType::kComplex128 : DType::kInvalid;
-    default:
-      return DType::kInvalid;
+// The tensor dtypes NumPy has, by NumPy's name: the one table of the
+// mapping (globals->dtypes and DTypeOfNumpy are made from it).
+constexpr std::pair<DType, const char*> kNumpyDTypes[] = {
+    {DType::kI1, "bool"},           {DType::kI8, "int8"},        {DType::kI16, "int16"},
+    {DType::kI32, "int32"},         {DType::kI64, "int64"},      {DType::kUI8, "uint8"},
+    {DType::kUI16, "uint16"},       {DType::kUI32, "uint32"},    {DType::kUI64, "uint64"},
+    {DType::kF16, "float16"},       {DType::kF32, "float32"},    {DType::kF64, "float64"},
+    {DType::kComplex64, "complex64"}, {DType::kComplex128, "complex128"},
+};
+
+// The dtype of NumPy's (kind, itemsize), Invalid when no tensor dtype is it.
+DType DTypeOfNumpy(char kind, int itemsize) {
+  for (const auto& [dtype, name] : kNumpyDTypes) {
+    auto* descriptor =
+        py::detail::array_descriptor_proxy(globals->dtypes[static_cast<size_t>(dtype)].ptr());
+    if (descriptor->kind == kind && descriptor->elsize == itemsize) return dtype;
   }
+  return DType::kInvalid;
 }
 
 RCReference<AsyncValue> StringTensorFrom(const py::array& array, TensorShape shape,
@@ -289,7 +326,7 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) 
   auto* descriptor = py::detail::array_descriptor_proxy(array.dtype().ptr());
   char kind = descriptor->kind;
   if (kind == 'U' || kind == 'S' || kind == 'O') return StringTensorFrom(array, std::move(shape), what);
-  DType dtype = DTypeOfNumpy(kind, static_cast<size_t>(array.itemsize()));
+  DType dtype = DTypeOfNumpy(kind, descriptor->elsize);
   if (dtype == DType::kInvalid) {
     ThrowArgumentError(what.Text() + " (a tensor) has dtype " + py::str(array.dtype()).cast<std::string>() +
                        ", which no tensor dtype matches (bool, int8/16/32/64, uint8/16/32/64, "
@@ -358,23 +395,9 @@ py::object InitializeValues() {
   globals->object_array = numpy.attr("array");
   globals->object_dtype = numpy.attr("dtype")("O");
   for (py::object& dtype : globals->dtypes) dtype = py::none();
-  auto set = [&](DType dtype, const char* name) {
+  for (const auto& [dtype, name] : kNumpyDTypes) {
     globals->dtypes[static_cast<size_t>(dtype)] = numpy.attr("dtype")(name);
-  };
-  set(DType::kI1, "bool");
-  set(DType::kI8, "int8");
-  set(DType::kI16, "int16");
-  set(DType::kI32, "int32");
-  set(DType::kI64, "int64");
-  set(DType::kUI8, "uint8");
-  set(DType::kUI16, "uint16");
-  set(DType::kUI32, "uint32");
-  set(DType::kUI64, "uint64");
-  set(DType::kF16, "float16");
-  set(DType::kF32, "float32");
-  set(DType::kF64, "float64");
-  set(DType::kComplex64, "complex64");
-  set(DType::kComplex128, "complex128");
+  }
   return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(tensor_buffer_type));
 }
 
@@ -401,18 +424,8 @@ RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object
     }
     return opaque.value;
   }
-  if (type == "i1") {
-    if (!IsBool(object)) ThrowArgumentError(what.Text() + " (i1) must be a bool, not " + TypeName(object));
-    return Available<bool>(PyObject_IsTrue(object.ptr()) == 1);
-  }
-  if (type == "i8") return IntegerFrom<int8_t>(type, object, what);
-  if (type == "i32") return IntegerFrom<int32_t>(type, object, what);
-  if (type == "i64") return IntegerFrom<int64_t>(type, object, what);
-  if (type == "ui8") return IntegerFrom<uint8_t>(type, object, what);
-  if (type == "ui32") return IntegerFrom<uint32_t>(type, object, what);
-  if (type == "ui64") return IntegerFrom<uint64_t>(type, object, what);
-  if (type == "f32") return FloatFrom<float>(type, object, what);
-  if (type == "f64") return FloatFrom<double>(type, object, what);
+  RCReference<AsyncValue> scalar;
+  if (ScalarTypes::FromPython(type, object, what, &scalar)) return scalar;
   if (type == "!tfrt.string") {
     std::string value;
     if (!StringFrom(object, &value, what)) {
@@ -426,15 +439,7 @@ RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object
 }
 
 py::object ValueToPython(std::string_view type, AsyncValue* value) {
-  if (value->IsType<bool>()) return py::bool_(value->get<bool>());
-  if (value->IsType<int8_t>()) return py::int_(value->get<int8_t>());
-  if (value->IsType<int32_t>()) return py::int_(value->get<int32_t>());
-  if (value->IsType<int64_t>()) return py::int_(value->get<int64_t>());
-  if (value->IsType<uint8_t>()) return py::int_(value->get<uint8_t>());
-  if (value->IsType<uint32_t>()) return py::int_(value->get<uint32_t>());
-  if (value->IsType<uint64_t>()) return py::int_(value->get<uint64_t>());
-  if (value->IsType<float>()) return py::float_(value->get<float>());
-  if (value->IsType<double>()) return py::float_(value->get<double>());
+  if (py::object scalar; ScalarTypes::ToPython(value, &scalar)) return scalar;
   if (value->IsType<std::string>()) return StringToPython(value->get<std::string>());
   if (value->IsType<Chain>()) return py::none();
   if (value->IsType<DenseHostTensor>()) return TensorToPython(type, value);

@@ -348,12 +348,6 @@ void AfterForkInChild() {
   hosts_mutex.unlock();
 }
 
-std::string CodeName(absl::StatusCode code) {
-  std::string name = absl::StatusCodeToString(code);
-  for (char& c : name) c = c == ' ' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return name;
-}
-
 // One execution of a function: its request, its results and its completion.
 class RunCall : public std::enable_shared_from_this<RunCall> {
  public:
@@ -460,7 +454,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
                          : code == absl::StatusCode::kCancelled      ? "CancelledError"
                                                                      : "RuntimeError";
       std::string location = LocationText(error.location);
-      py::dict details("code"_a = CodeName(code), "function"_a = Text(function_->name()),
+      py::dict details("code"_a = absl::StatusCodeToString(code), "function"_a = Text(function_->name()),
                        "result"_a = i);
       details["location"] = location.empty() ? py::object(py::none()) : py::str(location);
       ThrowError(type, std::string(error.status.message()), details);
@@ -585,7 +579,7 @@ class Program {
     }
     if (!program.ok()) {
       ThrowError("LoadError", std::string(program.status().message()),
-                 py::dict("code"_a = CodeName(program.status().code())));
+                 py::dict("code"_a = absl::StatusCodeToString(program.status().code())));
     }
     state->program = std::move(*program);
     return Program(std::move(state));

@@ -35,14 +35,6 @@ int64_t NowNanos() {
       .count();
 }
 
-std::string CodeName(absl::StatusCode code) {
-  std::string name = absl::StatusCodeToString(code);
-  for (char& c : name) {
-    c = c == ' ' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return name;
-}
-
 }  // namespace
 
 ServiceResponse ErrorResponse(int http_status, std::string_view code,
@@ -142,7 +134,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
                        error.status.code() == absl::StatusCode::kCancelled;
       (cancelled ? metrics_.cancelled : metrics_.runtime_errors)
           .fetch_add(1, std::memory_order_relaxed);
-      Json body = {{"code", CodeName(error.status.code())},
+      Json body = {{"code", absl::StatusCodeToString(error.status.code())},
                    {"message", std::string(error.status.message())},
                    {"result", i}};
       if (std::string where = LocationText(error.location); !where.empty()) {
