@@ -373,7 +373,6 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
                          std::to_string(expected) + " argument" + (expected == 1 ? "" : "s") +
                          " (" + list + "), " + std::to_string(arguments.size()) + " given");
     }
-    if (timeout && !(*timeout >= 0)) ThrowArgumentError("timeout must be a number of seconds >= 0");
 
     HostContext* host = state_->host;
     std::vector<RCReference<AsyncValue>> values;
@@ -541,7 +540,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   std::atomic<bool> done_{false};
 };
 
-// `timeout=`: None, or seconds as an int or a float.
+// `timeout=`: None, or seconds (>= 0) as an int or a float.
 std::optional<double> Seconds(const py::object& timeout) {
   if (timeout.is_none()) return std::nullopt;
   double seconds = PyFloat_AsDouble(timeout.ptr());
@@ -550,6 +549,7 @@ std::optional<double> Seconds(const py::object& timeout) {
     ThrowArgumentError("timeout must be None or a number of seconds, not " +
                        std::string(Py_TYPE(timeout.ptr())->tp_name));
   }
+  if (!(seconds >= 0)) ThrowArgumentError("timeout must be a number of seconds >= 0");
   return seconds;
 }
 
