@@ -132,7 +132,8 @@ std::string Repr(py::handle object) {
 }
 
 bool IsBool(py::handle object) {
-  return PyBool_Check(object.ptr()) || py::isinstance(object, globals->numpy_bool);
+  return PyBool_Check(object.ptr()) ||
+         PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(globals->numpy_bool.ptr()));
 }
 
 template <typename T, typename... Args>
