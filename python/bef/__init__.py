@@ -150,6 +150,7 @@ class _Dispatcher:
             with self._lock:
                 future = self._futures.pop(call.token, None)
             if future is None or future.cancelled():
+                del call, future  # nothing to deliver: hold no results
                 continue
             try:
                 result = call.result()
