@@ -87,6 +87,50 @@ def async_fanout(n):
     return benchmark("async_fanout", "\n".join(lines) + "\n"), n
 
 
+def chain_one_async(n):
+    """The chain with one tfrt_test.async_add.i32 in the middle."""
+    lines = ["    %one = tfrt.constant.i32 1", "    %v0 = tfrt.add.i32 %x, %one"]
+    for i in range(n - 1):
+        if i == n // 2:
+            lines.append('    %%v%d = "tfrt_test.async_add.i32"(%%v%d, %%one) : (i32, i32) -> i32'
+                         % (i + 1, i))
+        else:
+            lines.append("    %%v%d = tfrt.add.i32 %%v%d, %%one" % (i + 1, i))
+    lines.append("    tfrt.return %%v%d : i32" % (n - 1))
+    return benchmark("chain_one_async", "\n".join(lines) + "\n"), n
+
+
+def chain_fallible(n):
+    """The chain with a tfrt.div.i32 (a kernel that can fail) every 100th."""
+    lines = ["    %one = tfrt.constant.i32 1", "    %v0 = tfrt.add.i32 %x, %one"]
+    for i in range(n - 1):
+        if i % 100 == 50:
+            lines.append("    %%v%d, %%rem%d = tfrt.div.i32 %%v%d, %%one" % (i + 1, i + 1, i))
+        else:
+            lines.append("    %%v%d = tfrt.add.i32 %%v%d, %%one" % (i + 1, i))
+    lines.append("    tfrt.return %%v%d : i32" % (n - 1))
+    return benchmark("chain_fallible", "\n".join(lines) + "\n"), n
+
+
+def tensor_chain(n):
+    """tfrt_dht.tensor_equal.i32 of a 16-element tensor, threaded by chains."""
+    setup = ("  %c0 = tfrt.new.chain\n"
+             '  %t = "tfrt_dht.create_uninitialized_tensor.i32.1"() {shape = [16 : i64]}'
+             " : () -> !tfrt_tensor.tensor\n"
+             '  %c1 = "tfrt_dht.fill_tensor_with_constant.i32"(%t, %c0) {value = 7 : i32}'
+             " : (!tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain\n")
+    lines = []
+    chain_name = "%c1"
+    for i in range(n):
+        lines.append('    %%e%d, %%k%d = "tfrt_dht.tensor_equal.i32"(%%t, %%t, %s)'
+                     " : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain)"
+                     " -> (i1, !tfrt.chain)" % (i, i, chain_name))
+        chain_name = "%%k%d" % i
+    lines.append("    tfrt.return %s : !tfrt.chain" % chain_name)
+    return benchmark("tensor_chain", "\n".join(lines) + "\n", arguments="%t : !tfrt_tensor.tensor, %c1 : !tfrt.chain",
+                     setup=setup), n
+
+
 def merge_mix(n):
     lines = ["    %one = tfrt.constant.i32 1", "    %c0 = tfrt.new.chain",
              "    %v0 = tfrt.add.i32 %x, %one"]
@@ -147,6 +191,9 @@ PROGRAMS = [
     ("repeat", repeat, 1000000),
     ("async_chain", async_chain, 10000),
     ("async_fanout", async_fanout, 10000),
+    ("chain_one_async", chain_one_async, 100000),
+    ("chain_fallible", chain_fallible, 100000),
+    ("tensor_chain", tensor_chain, 10000),
     ("merge_mix", merge_mix, 50000),
     ("call", call, 100000),
     ("if", if_, 100000),

@@ -28,6 +28,9 @@ ROWS = {
     "call": ("tfrt.call of a one-add function in a repeat loop", "ns per iteration", (344, 344), (34, 34)),
     "if": ("tfrt.if in a repeat loop", "ns per iteration", (501, 501), (50, 50)),
     "while": ("tfrt.while with a body function", "ns per iteration", (315, 315), (32, 32)),
+    "chain_one_async": ("the 100,000-add chain with one async_add.i32 in the middle", "ns per kernel", (36, 36), (3.7, 3.7)),
+    "chain_fallible": ("the 100,000-add chain with a tfrt.div.i32 every 100th kernel", "ns per kernel", (37, 37), (3.7, 3.7)),
+    "tensor_chain": ("10,000 tfrt_dht.tensor_equal.i32 (16 elements) threaded by chains", "ns per kernel", (66, 70), (16.5, 17.5)),
     "async_chain": ("chain of 10,000 tfrt_test.async_add.i32", "ns per kernel", (129, 243), (32, 81)),
     "async_fanout": ("10,000 independent async_add.i32 + add reduction", "ns per kernel", (146, 146), (37, 49)),
 }

@@ -11,4 +11,4 @@ ln -sf "$PWD/$3" "$bin/tools/bef_executor"
 table="$(python3 "$1" "$bin" "$TEST_TMPDIR/programs" 1 --scale=0.01)"
 echo "$table"
 rows=$(grep -c '^| [a-z0-9]' <<<"$table")
-[[ "$rows" == 10 ]] || { echo "expected a header and 9 program rows, got $rows" >&2; exit 1; }
+[[ "$rows" == 13 ]] || { echo "expected a header and 12 program rows, got $rows" >&2; exit 1; }

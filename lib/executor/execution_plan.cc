@@ -19,38 +19,6 @@ AsyncValue* BoxChain(const void*) { return GetReadyChain().ReleaseRCRef().releas
 
 ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     : info(&function) {
-  const size_t num_kernels = function.kernels.size();
-  schedule.resize(num_kernels);
-  direct.resize(num_kernels);
-  std::vector<uint16_t> result_types(num_kernels, kAnyOperandType);
-  for (size_t k = 0; k < num_kernels; ++k) {
-    const KernelInfo& kernel = function.kernels[k];
-    schedule[k] = {function.initial_ready_counts[k], kernel.stream};
-    if (kernel.chain_only && kernel.direct == nullptr) {
-      // Not a direct step of the dataflow path (its frame runs it there);
-      // the straight line runs it as nothing and boxes the ready chain.
-      direct[k].box = &BoxChain;
-      direct[k].result_register = kernel.results()[0];
-      result_types[k] = AsyncValueTypeId<Chain>();
-      continue;
-    }
-    if (kernel.direct == nullptr) continue;
-    DirectStep& step = direct[k];
-    uint16_t operand_types[kMaxDirectArguments];
-    result_types[k] = kernel.direct->types(operand_types);
-    step.run = kernel.direct->run;
-    step.box = kernel.direct->box;
-    step.attribute_offsets = kernel.attributes().data();
-    step.users = kernel.used_by();
-    step.num_users = kernel.used_by_counts()[0];
-    step.result_register = kernel.results()[0];
-    step.first_operand = static_cast<uint32_t>(operands.size());
-    step.num_operands = static_cast<uint16_t>(kernel.num_arguments());
-    for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
-      operands.push_back({kernel.arguments()[i], operand_types[i]});
-    }
-  }
-
   constexpr uint32_t kNotReturned = UINT32_MAX;
   std::vector<uint32_t> first_result(function.num_registers, kNotReturned);
   first_result_of_register.reserve(function.result_registers.size());
@@ -59,24 +27,10 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     if (first == kNotReturned) first = i;
     first_result_of_register.push_back(first);
   }
-  for (size_t k = 1; k < num_kernels; ++k) {
-    DirectStep& step = direct[k];
-    if (step.run == nullptr || first_result[step.result_register] != kNotReturned) continue;
-    bool unboxed = true;
-    for (uint32_t u = 0; u < step.num_users && unboxed; ++u) {
-      const DirectStep& user = direct[step.users[u]];
-      unboxed = user.run != nullptr;
-      for (uint32_t i = 0; i < user.num_operands && unboxed; ++i) {
-        const DirectOperand& operand = operands[user.first_operand + i];
-        unboxed = operand.reg != step.result_register || operand.type == kAnyOperandType ||
-                  operand.type == result_types[k];
-      }
-    }
-    step.unboxed_result = unboxed;
-  }
   PlanStraightLine(file);
+  PlanSegments(file);
+  LinkNestedCalls();
 }
-
 
 namespace {
 
@@ -91,6 +45,9 @@ class LinePlanner {
   static constexpr uint32_t kUndefined = UINT32_MAX;
   static constexpr uint32_t kArgument = 0;               // the top level's arguments
   static constexpr uint32_t kNestedStep = UINT32_MAX - 1;  // a step of a nested line
+  // Segment mode: a value from outside the segments (an argument, a frame
+  // kernel's result), of a type known only when it arrives.
+  static constexpr uint32_t kExternal = UINT32_MAX - 2;
 
   struct Register {
     uint32_t producer = kUndefined;  // kernel index at the top level
@@ -110,6 +67,29 @@ class LinePlanner {
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kArgument;
     untyped_argument_read_.assign(function.num_arguments, false);
+  }
+  // Segment mode: `kernel_segment` (per kernel, its segment or kNoSegment)
+  // says which registers are a segment's own; reads of others are its
+  // inputs (reads()).
+  LinePlanner(ExecutionPlan& plan, const BefFile* file,
+              const std::vector<uint32_t>* kernel_segment)
+      : plan_(plan), file_(file), kernel_segment_(kernel_segment) {
+    const FunctionInfo& function = *plan.info;
+    registers_.resize(function.num_registers);
+    for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kExternal;
+  }
+
+  // Segment mode: plans the next kernel for `segment`.
+  void BeginKernel(uint32_t segment) {
+    segment_ = segment;
+    reads_.clear();
+  }
+  // Segment mode: the registers from outside the segment the last kernel
+  // planned reads, with the payload type each read takes.
+  const std::vector<std::pair<uint32_t, uint16_t>>& reads() const { return reads_; }
+  // Segment mode: a kernel's results as values from outside the segments.
+  void DefineExternal(const KernelInfo& kernel) {
+    for (uint32_t reg : kernel.results()) registers_[reg] = {kExternal, kAnyOperandType, nullptr};
   }
 
   std::vector<Register>& registers() { return registers_; }
@@ -164,6 +144,14 @@ class LinePlanner {
   bool Read(uint32_t reg, uint16_t type) {
     Register& r = registers_[reg];
     if (r.producer == kUndefined) return false;  // not defined yet
+    if (kernel_segment_ != nullptr) {
+      // A payload another segment's kernel writes has its type already.
+      if (r.producer != kExternal && type != kAnyOperandType && r.type != type) return false;
+      const bool own = r.producer == kNestedStep ||
+                       (r.producer != kExternal && (*kernel_segment_)[r.producer] == segment_);
+      if (!own) reads_.push_back({reg, type});
+      return true;
+    }
     if (r.producer == kArgument && reg < untyped_argument_read_.size()) {
       if (type == kAnyOperandType) {
         untyped_argument_read_[reg] = true;
@@ -297,6 +285,10 @@ class LinePlanner {
   std::vector<Register> registers_;
   std::vector<bool> untyped_argument_read_;
   bool known_kernel_count_ = true;
+  // Segment mode only.
+  const std::vector<uint32_t>* kernel_segment_ = nullptr;
+  uint32_t segment_ = ExecutionPlan::kNoSegment;
+  std::vector<std::pair<uint32_t, uint16_t>> reads_;
 };
 
 bool IsNestedCallStep(const ExecutionPlan::LineStep& step) {
@@ -387,21 +379,6 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
     }
     line.push_back(step);
   }
-  // The vectors are final: nested-call steps point at their NestedCall.
-  for (NestedCall& call : nested_calls) {
-    call.steps = nested_line.data();
-    call.operands = nested_operands.data();
-    call.registers = nested_results.data();
-  }
-  auto link = [&](LineStep& step) {
-    if (IsNestedCallStep(step)) {
-      auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&nested_calls[index]);
-    }
-  };
-  for (LineStep& step : line) link(step);
-  for (LineStep& step : nested_line) link(step);
-
   argument_types.assign(function.num_arguments, kAnyOperandType);
   for (uint32_t a = 0; a < function.num_arguments; ++a) {
     argument_types[a] = registers[a].type;
@@ -439,6 +416,239 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
     uint32_t condition = function.result_registers[function.num_arguments];
     while_carried = registers[condition].producer != 0 &&
                     registers[condition].type == AsyncValueTypeId<bool>();
+  }
+}
+
+void ExecutionPlan::LinkNestedCalls() {
+  // The vectors are final: nested-call steps point at their NestedCall.
+  for (NestedCall& call : nested_calls) {
+    call.steps = nested_line.data();
+    call.operands = nested_operands.data();
+    call.registers = nested_results.data();
+  }
+  auto link = [&](LineStep& step) {
+    if (IsNestedCallStep(step)) {
+      auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&nested_calls[index]);
+    }
+  };
+  for (LineStep& step : line) link(step);
+  for (LineStep& step : segment_line) link(step);
+  for (LineStep& step : nested_line) link(step);
+}
+
+void ExecutionPlan::PlanSegments(const BefFile* file) {
+  const FunctionInfo& function = *info;
+  const uint32_t num_kernels = static_cast<uint32_t>(function.kernels.size());
+  const uint32_t num_registers = function.num_registers;
+  std::vector<uint32_t> kernel_segment(num_kernels, kNoSegment);
+  LinePlanner planner(*this, file, &kernel_segment);
+  std::vector<uint32_t> identity(num_registers);
+  std::iota(identity.begin(), identity.end(), 0);
+  // Per register: the kernel producing it (0: an argument).
+  std::vector<uint32_t> producer(num_registers, 0);
+  // Per segment: its inputs (the head's operands), each with the payload
+  // type the segment's kernels read it as.
+  std::vector<std::vector<std::pair<uint32_t, uint16_t>>> inputs_of;
+  auto input_of = [&](uint32_t segment, uint32_t reg) -> std::pair<uint32_t, uint16_t>* {
+    for (auto& input : inputs_of[segment]) {
+      if (input.first == reg) return &input;
+    }
+    return nullptr;
+  };
+  std::vector<std::vector<uint32_t>> members;  // per segment, its kernels
+  std::vector<LineStep> kernel_steps(num_kernels);
+  std::vector<uint32_t> step_operands;
+  // Per kernel: the kernel the dataflow path runs right after it when it
+  // makes it ready (its last used-by entry: pushed last, popped first).
+  auto successor = [&](uint32_t k) {
+    const KernelInfo& kernel = function.kernels[k];
+    const uint32_t* used_by = kernel.used_by();
+    uint32_t last = 0;
+    for (uint32_t count : kernel.used_by_counts()) {
+      if (count > 0) last = used_by[count - 1];
+      used_by += count;
+    }
+    return last;
+  };
+
+  for (uint32_t k = 1; k < num_kernels; ++k) {
+    const KernelInfo& kernel = function.kernels[k];
+    for (uint32_t reg : kernel.results()) producer[reg] = k;
+    const bool candidate = kernel.direct != nullptr || kernel.chain_only ||
+                           (kernel.function_call != FunctionCallKind::kNone && file != nullptr);
+    if (!candidate) {
+      planner.DefineExternal(kernel);
+      continue;
+    }
+    // It continues a segment whose last kernel it follows on the dataflow
+    // path (same stream, its successor) when each operand is the segment's
+    // own or one of the head's: then the dataflow path would run it right
+    // there too, and running them as one changes nothing but the cost.
+    uint32_t joined = kNoSegment;
+    for (uint32_t reg : kernel.arguments()) {
+      const uint32_t from = producer[reg];
+      const uint32_t segment = from == 0 ? kNoSegment : kernel_segment[from];
+      if (segment == kNoSegment || members[segment].back() != from ||
+          successor(from) != k || function.kernels[from].stream != kernel.stream) {
+        continue;
+      }
+      bool fits = true;
+      for (uint32_t operand : kernel.arguments()) {
+        const uint32_t p = producer[operand];
+        fits &= (p != 0 && kernel_segment[p] == segment) || input_of(segment, operand) != nullptr;
+      }
+      if (fits) {
+        joined = segment;
+        break;
+      }
+    }
+    const bool opens = joined == kNoSegment;
+    const uint32_t segment = opens ? static_cast<uint32_t>(members.size()) : joined;
+    planner.BeginKernel(segment);
+    const size_t operands_before = step_operands.size();
+    std::optional<LinePlanner::Step> step =
+        planner.PlanKernel(kernel, identity, k, 0, step_operands);
+    bool joins = step.has_value();
+    // A result of no known payload type (a call passing on an argument it
+    // does not read) cannot be boxed: the kernel's frame hands it out.
+    for (size_t i = 0; joins && i < kernel.num_results(); ++i) {
+      joins = planner.registers()[kernel.results()[i]].box != nullptr;
+    }
+    if (opens) {
+      members.emplace_back();
+      inputs_of.emplace_back();
+      for (uint32_t reg : kernel.arguments()) {
+        if (input_of(segment, reg) == nullptr) inputs_of[segment].push_back({reg, kAnyOperandType});
+      }
+    }
+    // An input read as two payload types cannot be loaded once.
+    std::vector<std::pair<uint32_t, uint16_t>> inputs_before = inputs_of[segment];
+    for (size_t i = 0; joins && i < planner.reads().size(); ++i) {
+      auto [reg, type] = planner.reads()[i];
+      uint16_t& read_as = input_of(segment, reg)->second;
+      if (read_as == kAnyOperandType) read_as = type;
+      joins = type == kAnyOperandType || read_as == type;
+    }
+    if (!joins) {
+      // (A kernel that cannot continue a segment as planned cannot head
+      // one either: the same reads and results would refuse it.)
+      step_operands.resize(operands_before);
+      planner.DefineExternal(kernel);
+      if (opens) {
+        members.pop_back();
+        inputs_of.pop_back();
+      } else {
+        inputs_of[segment] = std::move(inputs_before);
+      }
+      continue;
+    }
+    kernel_segment[k] = segment;
+    members[segment].push_back(k);
+    kernel_steps[k] = step->line;
+  }
+  segment_registers = static_cast<uint32_t>(planner.registers().size());
+
+  // Registers the segments produce, and how to box them.
+  register_segment.assign(num_registers, kNoSegment);
+  register_boxers.assign(num_registers, nullptr);
+  for (uint32_t k = 1; k < num_kernels; ++k) {
+    if (kernel_segment[k] == kNoSegment) continue;
+    for (uint32_t reg : function.kernels[k].results()) {
+      register_segment[reg] = kernel_segment[k];
+      register_boxers[reg] = planner.registers()[reg].box;
+    }
+  }
+  // Uses: a value holds a reference per use outside its producer's
+  // segment, and per return.
+  std::vector<uint32_t> return_uses(num_registers, 0);
+  for (uint32_t reg : function.result_registers) ++return_uses[reg];
+  value_uses.assign(function.register_uses.begin(), function.register_uses.end());
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    if (register_segment[reg] != kNoSegment) value_uses[reg] = return_uses[reg];
+  }
+  for (uint32_t k = 1; k < num_kernels; ++k) {
+    for (uint32_t reg : function.kernels[k].arguments()) {
+      if (register_segment[reg] != kNoSegment && register_segment[reg] != kernel_segment[k]) {
+        ++value_uses[reg];
+      }
+    }
+  }
+  result_kernel_uses.clear();
+  for (uint32_t reg : function.result_registers) {
+    result_kernel_uses.push_back(value_uses[reg] - return_uses[reg]);
+  }
+  // Who counts toward a node: a kernel outside the segments, or a head
+  // (kernels after the head were ready when the head ran).
+  auto counted = [&](uint32_t k) {
+    return kernel_segment[k] == kNoSegment || members[kernel_segment[k]].front() == k;
+  };
+
+  // The segments' lines, inputs and exports.
+  std::vector<uint32_t> input_uses(num_registers, 0);
+  head_of.assign(num_kernels, kNoSegment);
+  initial_ready_counts.assign(function.initial_ready_counts.begin(),
+                              function.initial_ready_counts.end());
+  for (uint32_t s = 0; s < members.size(); ++s) {
+    Segment segment;
+    head_of[members[s].front()] = s;
+    segment.begin = static_cast<uint32_t>(segment_line.size());
+    segment.first_input = static_cast<uint32_t>(segment_inputs.size());
+    std::vector<uint32_t> inputs;
+    for (uint32_t k : members[s]) {
+      LineStep step = kernel_steps[k];
+      const uint32_t first = step.first_operand;
+      step.first_operand = static_cast<uint32_t>(segment_operands.size());
+      for (uint32_t i = 0; i < step.num_operands; ++i) {
+        segment_operands.push_back(step_operands[first + i]);
+      }
+      segment_line.push_back(step);
+      segment_kernels.push_back(k);
+      for (uint32_t reg : function.kernels[k].arguments()) {
+        if (register_segment[reg] == s) continue;
+        if (input_uses[reg]++ == 0) inputs.push_back(reg);
+      }
+    }
+    segment.end = static_cast<uint32_t>(segment_line.size());
+    for (uint32_t reg : inputs) {
+      segment_inputs.push_back({reg, input_uses[reg], input_of(s, reg)->second});
+      input_uses[reg] = 0;
+    }
+    segment.num_inputs = static_cast<uint32_t>(segment_inputs.size()) - segment.first_input;
+    // Per kernel in order, what the dataflow path does when it ends:
+    // publish its results, decrement its users (the next kernel of the
+    // segment is the last of them and runs at once).
+    segment.first_export = static_cast<uint32_t>(segment_exports.size());
+    for (uint32_t position = segment.begin; position < segment.end; ++position) {
+      const KernelInfo& kernel = function.kernels[segment_kernels[position]];
+      const uint32_t* used_by = kernel.used_by();
+      auto counts = kernel.used_by_counts();
+      for (size_t i = 0; i < counts.size(); ++i) {
+        const uint32_t reg = kernel.results()[i];
+        SegmentExport out{reg, static_cast<uint32_t>(segment_targets.size()), 0, position,
+                          return_uses[reg] > 0};
+        for (uint32_t u = 0; u < counts[i]; ++u) {
+          const uint32_t user = used_by[u];
+          if (kernel_segment[user] == s) continue;
+          out.needs_value |= kernel_segment[user] == kNoSegment;
+          if (counted(user)) segment_targets.push_back(user);
+        }
+        used_by += counts[i];
+        out.num_targets = static_cast<uint32_t>(segment_targets.size()) - out.first_target;
+        if (out.num_targets > 0 || out.needs_value || value_uses[reg] > 0) {
+          segment_exports.push_back(out);
+        }
+      }
+    }
+    segment.num_exports = static_cast<uint32_t>(segment_exports.size()) - segment.first_export;
+    segments.push_back(segment);
+  }
+
+  schedule.resize(num_kernels);
+  for (uint32_t k = 0; k < num_kernels; ++k) {
+    const bool skipped = k != 0 && !counted(k);
+    schedule[k] = {initial_ready_counts[k], function.kernels[k].stream,
+                   skipped ? kNotCounted : k};
   }
 }
 

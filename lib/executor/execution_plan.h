@@ -2,12 +2,28 @@
 // function on its first execution, so the per-kernel work reads one compact
 // entry instead of decoding the kernel record (private to the executor).
 //
-// - Schedule: per kernel, its initial ready count and stream, the two words
+// - Schedule: per kernel, its initial ready count and stream, the words
 //   read whenever one of its operands arrives.
-// - DirectStep: per kernel with a DirectKernel (kernel_registry.h), the
-//   entry point, where its attributes, operands and users are, and whether
-//   its result is *unboxed*: kept as a payload in the invocation's register,
-//   never an AsyncValue.
+// - Segments: kernels the straight line could run (direct, chain-only,
+//   calls of straight-line functions) that the dataflow path would run
+//   back to back run as one list of calls on payload registers. A segment
+//   starts at a *head*, any such kernel; the next kernel joins when the
+//   dataflow path runs it right after the last one (it is in the same
+//   stream and is the last one's last used-by entry, so it is pushed last
+//   and popped first) and each of its operands is the segment's own or one
+//   of the head's (so it is ready by then). A segment then runs exactly
+//   when its head would, and does what the dataflow path does at each of its
+//   kernels (publish the results frame kernels read or the function
+//   returns, decrement the users outside it, in used-by order, send other
+//   streams' kernels to the work queue) in the same order: the observable
+//   order of side effects is the dataflow path's, only cheaper. Kernels
+//   after the head are never scheduled on their own (their schedule's node
+//   is kNotCounted). What a segment produces stays a payload for the
+//   segments after it; a register a frame kernel reads or the function
+//   returns is boxed into a value. Everything a segment cannot take on the
+//   straight line (an error or a value of another type among its inputs, a
+//   cancelled, budgeted or traced request) runs its kernels one by one
+//   through their frames, with the results and errors of the dataflow path.
 //
 // - Straight line: a function whose kernels are all direct, chain-only
 //   (tfrt.new.chain, tfrt.merge.chains: nothing to do where every value is
@@ -32,14 +48,6 @@
 //   function with a tfrt.if step runs a number of kernels known only as
 //   it runs: under a kernel budget it takes the dataflow path.
 //
-// A result is unboxed when nothing but direct kernels can see it: it is not
-// returned, every user is a direct kernel, and every user reads it as the
-// payload type the producer writes (so the users need no type check). The
-// executor still copes with an unboxed register holding a value: when the
-// producer has to run through its frame (an error operand, a cancelled,
-// budgeted or traced request), it publishes a value as usual and the users
-// see that; when a user has to run through its frame, it boxes the payload
-// for the call.
 #ifndef BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
 #define BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
 
@@ -53,27 +61,16 @@
 namespace bef {
 
 struct ExecutionPlan {
+  // A kernel's place in the dataflow schedule: its initial ready count,
+  // stream, and whether ready counts are kept for it at all (`counted`:
+  // the kernel itself; kNotCounted: a segment's kernel after its head).
   struct Schedule {
-    uint32_t ready_count;  // max(1, #operands)
+    uint32_t ready_count;
     uint32_t stream;
+    uint32_t counted;
   };
-  struct DirectOperand {
-    uint32_t reg;
-    uint16_t type;  // AsyncValue type id the kernel reads, or kAnyOperandType
-  };
-  struct DirectStep {
-    // Null: the kernel runs through its frame.
-    void (*run)(const void* const* operands, const uint8_t* attribute_pool,
-                const uint32_t* attribute_offsets, void* result) = nullptr;
-    AsyncValue* (*box)(const void* result) = nullptr;
-    const uint32_t* attribute_offsets = nullptr;  // in the image
-    const uint32_t* users = nullptr;              // the result's used-by entries
-    uint32_t num_users = 0;
-    uint32_t result_register = 0;
-    uint32_t first_operand = 0;  // into `operands`
-    uint16_t num_operands = 0;
-    bool unboxed_result = false;
-  };
+  static constexpr uint32_t kNoSegment = UINT32_MAX;
+  static constexpr uint32_t kNotCounted = UINT32_MAX;
 
   // `file` (may be null: no calls on the straight line) is where callees
   // of function-call kernels are found.
@@ -82,9 +79,15 @@ struct ExecutionPlan {
   ExecutionPlan& operator=(const ExecutionPlan&) = delete;
 
   const FunctionInfo* info;
-  std::vector<Schedule> schedule;    // per kernel
-  std::vector<DirectStep> direct;    // per kernel
-  std::vector<DirectOperand> operands;
+  std::vector<Schedule> schedule;  // per kernel
+  // Per kernel: the ready count an invocation starts with.
+  std::vector<uint32_t> initial_ready_counts;
+  // Per register: the references its value holds when published: one per
+  // use by a kernel outside the producer's segment (a segment's own kernels
+  // read the payload) and per return use. Per function result: the part of
+  // that which kernels use (the rest is the return's).
+  std::vector<uint32_t> value_uses;
+  std::vector<uint32_t> result_kernel_uses;
 
   // Per function result: the first result returning the same register
   // (itself when no earlier one does). A register returned twice is one
@@ -170,8 +173,61 @@ struct ExecutionPlan {
   std::vector<uint32_t> level_begin;
   uint32_t widest_level = 0;  // kernels in the largest level
 
+  // ---- Segments (see the top of this file).
+  // Segment s runs segment_line[begin, end) on payload registers (operands
+  // in segment_operands); segment_kernels[begin, end) are the same kernels
+  // by index (run one by one through their frames when the straight line
+  // cannot take them).
+  struct Segment {
+    uint32_t begin = 0;
+    uint32_t end = 0;
+    uint32_t first_input = 0;
+    uint32_t num_inputs = 0;
+    uint32_t first_export = 0;
+    uint32_t num_exports = 0;
+  };
+  // A register a segment reads but does not produce (an operand of its
+  // head): `uses` operand uses by its kernels, read as payload `type`
+  // (kAnyOperandType: not read as a payload, only waited for).
+  struct SegmentInput {
+    uint32_t reg;
+    uint32_t uses;
+    uint16_t type;
+  };
+  // A register a segment's kernel at `position` (in segment_kernels)
+  // produces and something outside the segment reads: the users to notify
+  // (kernel indices, segment_targets[first_target, +n), in used-by order),
+  // and whether it must be boxed (a frame kernel reads it or it is
+  // returned; segments read payloads). In kernel order.
+  struct SegmentExport {
+    uint32_t reg;
+    uint32_t first_target;
+    uint32_t num_targets;
+    uint32_t position;
+    bool needs_value;
+  };
+  std::vector<Segment> segments;
+  // Per kernel: the segment it heads, or kNoSegment.
+  std::vector<uint32_t> head_of;
+  // Per register: the segment producing it, or kNoSegment (arguments,
+  // results of frame kernels); and for those, the producer's box.
+  std::vector<uint32_t> register_segment;
+  std::vector<AsyncValue* (*)(const void*)> register_boxers;
+  std::vector<LineStep> segment_line;
+  std::vector<uint32_t> segment_operands;
+  std::vector<uint32_t> segment_kernels;
+  std::vector<SegmentInput> segment_inputs;
+  std::vector<SegmentExport> segment_exports;
+  std::vector<uint32_t> segment_targets;
+  // Payload registers an invocation needs for its segments (the
+  // function's and the windows of nested lines).
+  uint32_t segment_registers = 0;
+
  private:
   void PlanStraightLine(const BefFile* file);
+  void PlanSegments(const BefFile* file);
+  // Points the function-call steps of every line at their NestedCall.
+  void LinkNestedCalls();
 };
 
 // The largest callee (kernels, with its own calls) a straight-line step

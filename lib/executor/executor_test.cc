@@ -20,6 +20,7 @@ namespace bef {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
 
 // Kernels local to this test (the kernel libraries are linked too).
 std::atomic<int> test_runs{0};
@@ -321,20 +322,20 @@ TEST_P(ExecutorTest, ArgumentsAreBorrowedUntilTheExecutionGoesAsync) {
   }
 }
 
-// Direct kernels (kernel_registry.h): values only direct kernels read stay
-// unboxed payloads in the invocation's registers; values that are returned
-// or read by other kernels are heap values, so they may outlive the
+// Segments (execution_plan.h): the direct kernels run as one straight line
+// on payload registers; values that are returned or read by frame kernels
+// are boxed into heap values when the segment ends, so they may outlive the
 // invocation (ASan would report the registers' reuse otherwise).
-TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
+TEST_P(ExecutorTest, SegmentResultsLiveInTheInvocationUnlessTheyEscape) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
                                {"i32", "i32", "i32"});
-  uint32_t one = Constant(f, 1);        // read by adds only: unboxed
-  uint32_t a = Add(f, 0, one);          // unboxed
-  uint32_t b = Add(f, a, one);          // read by test.forward: heap
+  uint32_t one = Constant(f, 1);        // read by adds only: a payload
+  uint32_t a = Add(f, 0, one);          // a payload
+  uint32_t b = Add(f, a, one);          // read by test.forward: boxed
   uint32_t kept = f.AddKernel("test.forward").AddArgument(b).AddResult("i32");
-  uint32_t c = Add(f, b, a);            // returned: heap
-  uint32_t d = Add(f, c, one);          // returned: heap
+  uint32_t c = Add(f, b, a);            // returned: boxed
+  uint32_t d = Add(f, c, one);          // returned: boxed
   f.Return({kept, c, d});
   auto program = Load(writer);
   AsyncValueRef<int32_t> ten = MakeAvailableAsyncValueRef<int32_t>(10);
@@ -342,14 +343,20 @@ TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
       Run(*program, "f", {ten.GetAsyncValue()});
 
   const BefFile& file = program->file();
-  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
-  std::vector<bool> direct, unboxed;
-  for (size_t k = 1; k < plan.direct.size(); ++k) {
-    direct.push_back(plan.direct[k].run != nullptr);
-    unboxed.push_back(plan.direct[k].unboxed_result);
+  const FunctionInfo& info = **file.GetFunctionInfo(file.FindFunction("f")->index);
+  ExecutionPlan plan(info);
+  // Every add and the constant run in segments, test.forward through its
+  // frame; what leaves the segments as values is boxed.
+  EXPECT_THAT(plan.segment_kernels, UnorderedElementsAre(1, 2, 3, 5, 6));
+  EXPECT_EQ(plan.head_of[4], ExecutionPlan::kNoSegment);
+  EXPECT_EQ(plan.register_segment[kept], ExecutionPlan::kNoSegment);
+  std::vector<std::pair<uint32_t, bool>> exports;
+  for (const auto& out : plan.segment_exports) {
+    if (out.needs_value) exports.push_back({out.reg, out.needs_value});
   }
-  EXPECT_THAT(direct, ElementsAre(true, true, true, false, true, true));
-  EXPECT_THAT(unboxed, ElementsAre(true, true, false, false, false, false));
+  EXPECT_THAT(exports, UnorderedElementsAre(std::pair(b, true), std::pair(c, true),
+                                            std::pair(d, true)));
+  (void)kept;
   program.reset();  // the results outlive the program and every invocation
   EXPECT_EQ(I32(results[0]), 12);
   EXPECT_EQ(I32(results[1]), 23);
@@ -357,9 +364,9 @@ TEST_P(ExecutorTest, DirectKernelResultsLiveInTheInvocationUnlessTheyEscape) {
 }
 
 // A direct kernel reading a payload of another type than its producer
-// writes: the producer's result is boxed (no unchecked read), and the user
-// runs through its frame, which reports the error.
-TEST_P(ExecutorTest, UnboxedOnlyWhereTheUsersReadTheProducersType) {
+// writes does not join the segment (no unchecked read): it runs through its
+// frame, which reports the error, and the producer's result is boxed.
+TEST_P(ExecutorTest, SegmentsReadOnlyThePayloadTypesTheirProducersWrite) {
   BefWriter writer(BefWriterOptions{.emit_optional_sections = false});
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i64"});
   uint32_t narrow = Constant(f, 1);
@@ -370,8 +377,11 @@ TEST_P(ExecutorTest, UnboxedOnlyWhereTheUsersReadTheProducersType) {
   auto program = Load(writer);
   const BefFile& file = program->file();
   ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
-  EXPECT_FALSE(plan.direct[1].unboxed_result);  // i32 read as i64
-  EXPECT_TRUE(plan.direct[2].unboxed_result);
+  EXPECT_THAT(plan.segment_kernels, UnorderedElementsAre(1, 2));
+  EXPECT_EQ(plan.head_of[3], ExecutionPlan::kNoSegment);  // i32 read as i64
+  std::vector<std::pair<uint32_t, bool>> exports;
+  for (const auto& out : plan.segment_exports) exports.push_back({out.reg, out.needs_value});
+  EXPECT_THAT(exports, UnorderedElementsAre(std::pair(narrow, true), std::pair(wide, true)));
   auto results = Run(*program, "f");
   ASSERT_TRUE(results[0]->IsError());
   EXPECT_EQ(results[0]->GetError().message(), "operand 1 is not a value of type i64");
@@ -760,7 +770,9 @@ TEST_P(ExecutorTest, StraightLineRunsCallsInPlace) {
   const BefFile& file = program->file();
   ExecutionPlan calls_plan(**file.GetFunctionInfo(file.FindFunction("calls")->index), &file);
   ASSERT_TRUE(calls_plan.straight_line);
-  EXPECT_EQ(calls_plan.nested_calls.size(), 3u);
+  // Three for the straight line, three for the segment of the dataflow path.
+  EXPECT_EQ(calls_plan.nested_calls.size(), 6u);
+  EXPECT_THAT(calls_plan.segment_kernels, UnorderedElementsAre(1, 2, 3));
   EXPECT_EQ(calls_plan.line_kernels, 3 + 2 + 2 + 1);
   EXPECT_TRUE(calls_plan.line_kernels_known);
   ExecutionPlan branch_plan(**file.GetFunctionInfo(file.FindFunction("branch")->index), &file);

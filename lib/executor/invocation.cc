@@ -2,12 +2,16 @@
 //
 // One Invocation per execution: a single allocation holding the register
 // file (one AsyncValue* per register, holding as many references as the
-// register has uses) and the ready counts. The pseudo kernel publishes the
-// arguments; publishing a value walks its producer's used-by list in the
-// BEF image and decrements each user's ready count; users that reach zero go
-// on a ready queue and run inline (LIFO within the current stream), kernels
-// of other streams are enqueued to the work queue per stream. A published
-// value that is not yet available defers its users with AndThen.
+// register has uses), the ready counts and the payload registers of the
+// segments. The pseudo kernel publishes the arguments; publishing a value
+// walks its producer's used-by list in the BEF image and decrements the
+// ready count of each user's *node* (execution_plan.h: the kernel itself,
+// or the segment it belongs to); nodes that reach zero go on a ready queue
+// and run inline (LIFO within the current stream), nodes of other streams
+// are enqueued to the work queue per stream. A published value that is not
+// yet available defers its users with AndThen. A segment runs its kernels
+// as one straight line on payload registers, and publishes what leaves it
+// when it ends (RunSegment).
 //
 // Costs per kernel (docs/performance.md): no locks, no allocation besides
 // the result value, and no atomic read-modify-write while the invocation is
@@ -26,17 +30,21 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_frame.h"
 #include "bef/host/tracing.h"
+#include "bef/support/debug_check.h"
 #include "bef/support/string_view.h"
 #include "lib/executor/functions.h"
+#include "lib/executor/line_cursor.h"
 
 namespace bef {
 namespace {
@@ -98,7 +106,7 @@ class Invocation {
  public:
   static Invocation* Create(const BefProgram* program, const ExecutionPlan* plan,
                             const ExecutionContext& context, const FastPathPolicy& policy) {
-    size_t size = Size(plan->info);
+    size_t size = Size(plan);
     // Small invocations (loop bodies, calls) reuse per-thread free blocks.
     void* memory = internal::AllocateValueMemory(size);
     return new (memory) Invocation(program, plan, context, policy);
@@ -126,7 +134,7 @@ class Invocation {
       : program_(program),
         plan_(plan),
         info_(plan->info),
-        size_(Size(plan->info)),
+        size_(Size(plan)),
         context_(&context),
         binding_template_(&program->kernel_binding()),
         attribute_pool_(binding_template_->attribute_pool),
@@ -137,7 +145,9 @@ class Invocation {
     registers_ = reinterpret_cast<Register*>(this + 1);
     ready_counts_ = reinterpret_cast<std::atomic<uint32_t>*>(
         registers_ + info->num_registers);
-    placeholder_results_ = reinterpret_cast<uint8_t*>(ready_counts_ + info->kernels.size());
+    payloads_ = reinterpret_cast<PayloadRegister*>(ready_counts_ +
+                                                   ((info->kernels.size() + 1) & ~size_t{1}));
+    placeholder_results_ = reinterpret_cast<uint8_t*>(payloads_ + plan->segment_registers);
     std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
     // loader computed them: bulk stores, not a constructor per element.
@@ -145,17 +155,19 @@ class Invocation {
                   sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
                   std::atomic<uint32_t>::is_always_lock_free);
     std::memset(static_cast<void*>(registers_), 0, sizeof(Register) * info->num_registers);
-    std::memcpy(static_cast<void*>(ready_counts_), info->initial_ready_counts.data(),
+    std::memcpy(static_cast<void*>(ready_counts_), plan->initial_ready_counts.data(),
                 sizeof(uint32_t) * info->kernels.size());
   }
   ~Invocation() = default;
 
-  // Layout: the invocation, the registers, the ready counts, the
-  // placeholder marks.
-  static size_t Size(const FunctionInfo* info) {
+  // Layout: the invocation, the registers, the ready counts (4-byte
+  // aligned: an even count keeps what follows 8-byte aligned), the
+  // segments' payload registers, the placeholder marks.
+  static size_t Size(const ExecutionPlan* plan) {
+    const FunctionInfo* info = plan->info;
     return sizeof(Invocation) + sizeof(Register) * info->num_registers +
-           sizeof(std::atomic<uint32_t>) * info->kernels.size() +
-           info->result_registers.size();
+           sizeof(std::atomic<uint32_t>) * ((info->kernels.size() + 1) & ~size_t{1}) +
+           sizeof(PayloadRegister) * plan->segment_registers + info->result_registers.size();
   }
 
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -182,13 +194,19 @@ class Invocation {
   }
 
   // Decrements a ready or use count; true when it reached zero.
-  [[gnu::always_inline]] bool Decrement(std::atomic<uint32_t>& count) {
+  [[gnu::always_inline]] bool Decrement(std::atomic<uint32_t>& count, uint32_t by = 1) {
     if (concurrent_.load(std::memory_order_relaxed)) {
-      return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
+      uint32_t before = count.fetch_sub(by, std::memory_order_acq_rel);
+      BEF_DEBUG_CHECK(before >= by, "a ready or use count dropped below zero");
+      return before == by;
     }
-    uint32_t value = count.load(std::memory_order_relaxed) - 1;
-    count.store(value, std::memory_order_relaxed);
-    return value == 0;
+    // Exclusive: only the thread that started the invocation touches it.
+    BEF_DEBUG_CHECK(std::this_thread::get_id() == starting_thread_,
+                    "an exclusive invocation's count touched by another thread");
+    uint32_t before = count.load(std::memory_order_relaxed);
+    BEF_DEBUG_CHECK(before >= by, "a ready or use count dropped below zero");
+    count.store(before - by, std::memory_order_relaxed);
+    return before == by;
   }
   // Called before anything lets another thread touch this invocation, and
   // before anything keeps it alive past Start: from then on it owns a copy
@@ -217,20 +235,23 @@ class Invocation {
   // this thread (see BecomeConcurrent).
   void TakeResults(std::span<RCReference<AsyncValue>> results);
 
+  // One of `kernel`'s operands arrived: a step toward its node.
   [[gnu::always_inline]] void DecrementReadyCount(ReadyQueue& queue,
                                                  uint32_t kernel) {
-    // A kernel with one operand is decremented once: no count needed.
+    // A kernel with one operand is decremented once: no count needed. A
+    // segment's kernel after its head runs with the head, counted by none.
     const ExecutionPlan::Schedule& schedule = plan_->schedule[kernel];
+    if (schedule.counted == ExecutionPlan::kNotCounted) return;
     if (schedule.ready_count == 1 || Decrement(ready_counts_[kernel])) {
       Enqueue(queue, kernel, schedule.stream);
     }
   }
 
-  // One use of a register by a kernel is over; the last drops its value
+  // `uses` uses of a register by kernels are over; the last drops its value
   // (unless the register only borrows it).
-  [[gnu::always_inline]] void ReleaseUse(uint32_t reg) {
+  [[gnu::always_inline]] void ReleaseUse(uint32_t reg, uint32_t uses = 1) {
     Register& r = registers_[reg];
-    if (Decrement(r.remaining_uses) && !IsBorrowedArgument(reg)) r.value->DropRef();
+    if (Decrement(r.remaining_uses, uses) && !IsBorrowedArgument(reg)) r.value->DropRef();
   }
   // Whether `reg` holds a function argument without a reference of its own:
   // while the invocation is exclusive, Start's caller keeps the arguments
@@ -252,16 +273,53 @@ class Invocation {
   // Defers the users of an unavailable value until it is available.
   void DeferUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
                   uint32_t count);
+  // Runs `continuation` when `value` is available: inline, or from the work
+  // queue past kMaxContinuationNesting nested continuations.
+  template <typename Continuation>
+  void WhenAvailable(AsyncValue* value, Continuation continuation);
   // Stores `value` (one reference) in `reg` with as many references as the
   // register has uses, or forwards the result placeholder stored there.
   AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
+  // Runs a node: a segment, or a kernel through its frame.
   void RunKernel(ReadyQueue& queue, uint32_t kernel);
-  // Runs a kernel through its direct entry point; false (nothing done) when
-  // the frame path must run it: an operand is an error or of another type,
-  // or the policy refuses (the request is cancelled, budgeted or traced).
-  bool RunDirectKernel(ReadyQueue& queue, uint32_t kernel,
-                       const ExecutionPlan::DirectStep& step);
   void RunFrameKernel(ReadyQueue& queue, uint32_t kernel);
+  // Runs `kernel` on `arguments` (available values) through its frame
+  // (§3.3): an error operand, a cancelled request or an exhausted budget
+  // make every result an error without running it.
+  void RunThroughFrame(const KernelInfo& kernel, std::span<AsyncValue* const> arguments,
+                       std::span<RCReference<AsyncValue>> results);
+
+  // ---- Segments (execution_plan.h).
+  // A segment run one kernel at a time (SegmentOneByOne): the next kernel
+  // to run (in plan_->segment_kernels), the next export to do (in
+  // plan_->segment_exports), and the values of the segment's registers.
+  struct SegmentRun {
+    uint32_t segment;
+    uint32_t position;
+    uint32_t next_export;
+    absl::flat_hash_map<uint32_t, RCReference<AsyncValue>> values;
+  };
+  // Runs segment `segment`, whose inputs have all arrived: on the straight
+  // line when its inputs are payloads of the types its kernels read and the
+  // policy allows direct kernels, else (or from where a cancellation
+  // stopped the line) one by one.
+  void RunSegment(ReadyQueue& queue, uint32_t segment);
+  // Runs the segment's kernels from run->position on through their frames
+  // (what the dataflow path does kernel by kernel); waits, resuming on a
+  // continuation, where an operand is not available yet.
+  void SegmentOneByOne(ReadyQueue& queue, std::unique_ptr<SegmentRun> run);
+  // Register `reg` as a value for a one-by-one run (boxing a payload).
+  AsyncValue* SegmentValue(SegmentRun& run, uint32_t reg);
+  // Does the exports of the kernels before `end` not done yet: what the
+  // dataflow path does when they end.
+  void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
+  // The segment's uses of its inputs are over.
+  void ReleaseSegmentInputs(const ExecutionPlan::Segment& segment);
+  // Kernel `position`'s uses of values from outside its segment are over.
+  void ReleaseKernelInputs(uint32_t segment, uint32_t position);
+  // Sends the outline kernels to the work queue, one task per stream in
+  // ascending stream order (§5.1, step 2).
+  void FlushOutline(ReadyQueue& queue);
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);
@@ -277,26 +335,12 @@ class Invocation {
   const ExecutionContext* context_;
   std::optional<ExecutionContext> owned_context_;
   // A register: its value (one reference while kernel uses remain) and the
-  // kernel uses still to come; or, when unboxed_producer is set, the
-  // unboxed payload written by that direct kernel (execution_plan.h).
+  // kernel uses still to come. Null while a segment's payload, which
+  // segments read from payloads_, is all there is (execution_plan.h).
   struct Register {
-    union {
-      AsyncValue* value;
-      alignas(8) unsigned char payload[kDirectResultSize];
-    };
+    AsyncValue* value;
     std::atomic<uint32_t> remaining_uses;
-    uint32_t unboxed_producer;  // a kernel index (> 0), or 0: `value`
   };
-  // A new value holding an unboxed register's payload.
-  AsyncValue* Box(const Register& r) const {
-    return plan_->direct[r.unboxed_producer].box(r.payload);
-  }
-  // Uses of `reg` by kernels (register uses minus return uses).
-  uint32_t KernelUses(uint32_t reg) const {
-    uint32_t uses = info_->register_uses[reg];
-    for (uint32_t result : info_->result_registers) uses -= result == reg;
-    return uses;
-  }
 
   // Keep-alive count: the running loop, pending continuations, queued tasks.
   std::atomic<uint32_t> refs_{1};
@@ -308,6 +352,12 @@ class Invocation {
   const FastPathPolicy policy_;
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
+  // The segments' payload registers (uninitialized; a segment writes a
+  // register before anything reads it).
+  PayloadRegister* payloads_;
+#ifndef NDEBUG
+  const std::thread::id starting_thread_ = std::this_thread::get_id();
+#endif
   // Per function result: 1 when its register holds a placeholder created by
   // CreateResultPlaceholders.
   uint8_t* placeholder_results_;
@@ -323,7 +373,7 @@ AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
     placeholder->DropRef();
     return placeholder;
   }
-  uint32_t uses = info_->register_uses[reg];
+  uint32_t uses = plan_->value_uses[reg];
   if (uses == 0) return nullptr;  // the reference is dropped here
   r.value = value.release();
   r.remaining_uses.store(uses, std::memory_order_relaxed);
@@ -334,22 +384,29 @@ void Invocation::DeferUsers(ReadyQueue& queue, AsyncValue* value,
                             const uint32_t* users, uint32_t count) {
   // Defer the users until the value is available; the continuation keeps
   // the invocation alive and processes on a fresh queue of this stream.
-  BecomeConcurrent();
-  AddRef();
   uint32_t stream = queue.stream;
-  value->AndThen([this, users, count, stream] {
-    auto continuation = [this, users, count, stream] {
-      ReadyQueue ready(stream);
-      for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(ready, users[i]);
-      Process(ready);
+  WhenAvailable(value, [this, users, count, stream] {
+    ReadyQueue ready(stream);
+    for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(ready, users[i]);
+    Process(ready);
+  });
+}
+
+template <typename Continuation>
+void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
+  BecomeConcurrent();
+  AddRef();  // dropped when the continuation has run
+  value->AndThen([this, continuation = std::move(continuation)]() mutable {
+    auto run = [this, continuation = std::move(continuation)]() mutable {
+      continuation();
       DropRef();
     };
     if (continuation_nesting >= kMaxContinuationNesting) {
-      context_->host()->EnqueueWork(std::move(continuation));
+      context_->host()->EnqueueWork(std::move(run));
       return;
     }
     ++continuation_nesting;
-    continuation();
+    run();
     --continuation_nesting;
   });
 }
@@ -364,8 +421,8 @@ void Invocation::CreateResultPlaceholders() {
     Register& r = registers_[reg];
     if (r.value == nullptr) {
       IndirectAsyncValue* placeholder = MakeIndirectAsyncValue().release();
-      uint32_t kernel_uses = KernelUses(reg);
-      uint32_t return_uses = info_->register_uses[reg] - kernel_uses;
+      uint32_t kernel_uses = plan_->result_kernel_uses[i];
+      uint32_t return_uses = plan_->value_uses[reg] - kernel_uses;
       placeholder->AddRef(return_uses + (kernel_uses > 0 ? 1 : 0));
       r.value = placeholder;
       r.remaining_uses.store(kernel_uses, std::memory_order_relaxed);
@@ -420,7 +477,7 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
       placeholder->DropRef();
       published = placeholder;
     } else {
-      uint32_t uses = info_->register_uses[a];
+      uint32_t uses = plan_->value_uses[a];
       if (uses > 0) {
         // The register's reference (see IsBorrowedArgument).
         if (!arguments_borrowed_) argument->AddRef();
@@ -457,91 +514,203 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
       queue.inline_kernels.assign(moved, outline.end());
       outline.erase(moved, outline.end());
     }
-    if (!queue.outline_kernels.empty()) {
-      // One work-queue task per other stream, in ascending stream order.
-      auto& outline = queue.outline_kernels;
-      std::stable_sort(outline.begin(), outline.end(), [&](uint32_t a, uint32_t b) {
-        return plan_->schedule[a].stream < plan_->schedule[b].stream;
-      });
-      for (size_t begin = 0; begin < outline.size();) {
-        uint32_t stream = plan_->schedule[outline[begin]].stream;
-        size_t end = begin;
-        while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
-        BecomeConcurrent();
-        AddRef();
-        std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
-        context_->host()->EnqueueWork([this, stream, group = std::move(group)] {
-          ReadyQueue ready(stream);
-          ready.inline_kernels.assign(group.begin(), group.end());
-          Process(ready);
-          DropRef();
-        });
-        begin = end;
-      }
-      outline.clear();
-    }
+    if (!queue.outline_kernels.empty()) FlushOutline(queue);
     RunKernel(queue, queue.inline_kernels.pop_back());
   }
 }
 
-void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
-  const ExecutionPlan::DirectStep& step = plan_->direct[k];
-  if (step.run != nullptr && RunDirectKernel(queue, k, step)) return;
-  RunFrameKernel(queue, k);
+void Invocation::FlushOutline(ReadyQueue& queue) {
+  // One work-queue task per other stream, in ascending stream order.
+  auto& outline = queue.outline_kernels;
+  std::stable_sort(outline.begin(), outline.end(), [&](uint32_t a, uint32_t b) {
+    return plan_->schedule[a].stream < plan_->schedule[b].stream;
+  });
+  for (size_t begin = 0; begin < outline.size();) {
+    uint32_t stream = plan_->schedule[outline[begin]].stream;
+    size_t end = begin;
+    while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
+    BecomeConcurrent();
+    AddRef();
+    std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
+    context_->host()->EnqueueWork([this, stream, group = std::move(group)] {
+      ReadyQueue ready(stream);
+      ready.inline_kernels.assign(group.begin(), group.end());
+      Process(ready);
+      DropRef();
+    });
+    begin = end;
+  }
+  outline.clear();
 }
 
-bool Invocation::RunDirectKernel(ReadyQueue& queue, uint32_t k,
-                                 const ExecutionPlan::DirectStep& step) {
-  if (!policy_.DirectKernelsAllowed()) [[unlikely]] return false;
-  const ExecutionPlan::DirectOperand* operands = plan_->operands.data() + step.first_operand;
-  const uint32_t num_operands = step.num_operands;
-  const void* payloads[kMaxDirectArguments];
-  for (uint32_t i = 0; i < num_operands; ++i) {
-    Register& r = registers_[operands[i].reg];
-    if (r.unboxed_producer != 0) {
-      payloads[i] = r.payload;
-      continue;
-    }
-    AsyncValue* value = r.value;
-    if (value->IsError()) [[unlikely]] return false;
-    if (operands[i].type != kAnyOperandType && value->type_id() != operands[i].type)
-        [[unlikely]] {
-      return false;
-    }
-    payloads[i] = value->ScalarPayload();
+void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
+  const uint32_t segment = plan_->head_of[k];
+  if (segment != ExecutionPlan::kNoSegment) {
+    RunSegment(queue, segment);
+  } else {
+    RunFrameKernel(queue, k);
   }
+}
 
-  // An unboxed result is written into its register, any other beside it.
-  alignas(8) unsigned char boxed_payload[kDirectResultSize];
-  Register& result = registers_[step.result_register];
-  unsigned char* payload = step.unboxed_result ? result.payload : boxed_payload;
-  step.run(payloads, attribute_pool_, step.attribute_offsets, payload);
-  for (uint32_t i = 0; i < num_operands; ++i) {
-    uint32_t reg = operands[i].reg;
-    if (registers_[reg].unboxed_producer == 0) ReleaseUse(reg);
+void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  const ExecutionPlan::SegmentInput* inputs =
+      plan_->segment_inputs.data() + segment.first_input;
+  // Every input has arrived (the node's ready count counted them) and is
+  // available (DecrementUsers waits for that).
+  bool straight = policy_.DirectKernelsAllowed();
+  for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
+    const AsyncValue* value = registers_[inputs[i].reg].value;
+    if (value == nullptr) continue;  // another segment's payload
+    BEF_DEBUG_CHECK(value->IsAvailable(), "a segment started before its inputs");
+    straight = !value->IsError() &&
+               (inputs[i].type == kAnyOperandType || value->type_id() == inputs[i].type);
   }
-  if (step.unboxed_result) {
-    result.unboxed_producer = k;
-    // Published before the users' ready counts drop (release ordering of
-    // the decrement, once concurrent).
-    for (uint32_t u = 0; u < step.num_users; ++u) DecrementReadyCount(queue, step.users[u]);
-    return true;
+  uint32_t position = segment.begin;
+  if (straight) [[likely]] {
+    for (uint32_t i = 0; i < segment.num_inputs; ++i) {
+      const AsyncValue* value = registers_[inputs[i].reg].value;
+      if (value != nullptr && inputs[i].type != kAnyOperandType) {
+        // A direct operand's payload is at most kDirectResultSize bytes,
+        // and the value object extends at least that far past its header.
+        std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(), kDirectResultSize);
+      }
+    }
+    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
+                            attribute_pool_, payloads_);
+    if (segment.end - segment.begin <= kCancellationInterval) [[likely]] {
+      cursor.Run(segment.begin, segment.end);
+      position = segment.end;
+    } else {
+      position = RunLineRange(cursor, segment.begin, segment.end, policy_.request());
+    }
   }
-  // Read before publishing: a forwarded function result may let the
-  // caller destroy the program (and with it the plan).
-  const uint32_t* users = step.users;
-  const uint32_t num_users = step.num_users;
-  AsyncValue* published = Publish(step.result_register, TakeRef(step.box(payload)));
-  if (published != nullptr) DecrementUsers(queue, published, users, num_users);
-  return true;
+  if (position != segment.end) [[unlikely]] {
+    // Kernels before `position` ran on the straight line.
+    for (uint32_t before = segment.begin; before < position; ++before) {
+      ReleaseKernelInputs(s, before);
+    }
+    auto run = std::make_unique<SegmentRun>();
+    run->segment = s;
+    run->position = position;
+    run->next_export = segment.first_export;
+    SegmentOneByOne(queue, std::move(run));
+    return;
+  }
+  ReleaseSegmentInputs(segment);
+  // What the dataflow path does as each kernel ends: box what frame kernels
+  // read or the function returns, decrement the users outside the segment;
+  // before the next kernel runs, send other streams' ready kernels to the
+  // work queue.
+  const ExecutionPlan::SegmentExport* exports =
+      plan_->segment_exports.data() + segment.first_export;
+  const uint32_t num_exports = segment.num_exports;
+  uint32_t exporting = segment.begin;
+  for (uint32_t i = 0; i < num_exports; ++i) {
+    // Read before publishing: a forwarded function result may let the
+    // caller destroy the program (and with it the plan).
+    const ExecutionPlan::SegmentExport out = exports[i];
+    const uint32_t* targets = plan_->segment_targets.data() + out.first_target;
+    if (out.position != exporting) {
+      exporting = out.position;
+      if (!queue.outline_kernels.empty()) FlushOutline(queue);
+    }
+    if (out.needs_value) {
+      Publish(out.reg, TakeRef(plan_->register_boxers[out.reg](payloads_[out.reg].bytes)));
+    }
+    for (uint32_t t = 0; t < out.num_targets; ++t) DecrementReadyCount(queue, targets[t]);
+  }
+}
+
+void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
+  const ExecutionPlan::SegmentInput* inputs =
+      plan_->segment_inputs.data() + segment.first_input;
+  for (uint32_t i = 0; i < segment.num_inputs; ++i) {
+    // A value holds a reference for each of the segment's uses.
+    if (registers_[inputs[i].reg].value != nullptr) ReleaseUse(inputs[i].reg, inputs[i].uses);
+  }
+}
+
+void Invocation::ReleaseKernelInputs(uint32_t segment, uint32_t position) {
+  const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[position]];
+  for (uint32_t reg : kernel.arguments()) {
+    if (plan_->register_segment[reg] != segment && registers_[reg].value != nullptr) {
+      ReleaseUse(reg);
+    }
+  }
+}
+
+AsyncValue* Invocation::SegmentValue(SegmentRun& run, uint32_t reg) {
+  if (plan_->register_segment[reg] != run.segment) {
+    AsyncValue* value = registers_[reg].value;
+    if (value != nullptr) return value;  // held for the segment's uses
+  }
+  auto [it, inserted] = run.values.try_emplace(reg);
+  if (inserted) {
+    // A payload: another segment's, or one this segment's straight line
+    // wrote before the one-by-one run began.
+    it->second = TakeRef(plan_->register_boxers[reg](payloads_[reg].bytes));
+  }
+  return it->second.get();
+}
+
+void Invocation::ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end) {
+  const ExecutionPlan::Segment& segment = plan_->segments[run.segment];
+  const uint32_t exports_end = segment.first_export + segment.num_exports;
+  for (; run.next_export < exports_end; ++run.next_export) {
+    const ExecutionPlan::SegmentExport out = plan_->segment_exports[run.next_export];
+    if (out.position >= end) break;
+    const uint32_t* targets = plan_->segment_targets.data() + out.first_target;
+    // The kernel before it ran (and sent its other streams' kernels off).
+    if (out.position != segment.begin && !queue.outline_kernels.empty()) FlushOutline(queue);
+    AsyncValue* published = Publish(out.reg, FormRef(SegmentValue(run, out.reg)));
+    if (published != nullptr) DecrementUsers(queue, published, targets, out.num_targets);
+  }
+}
+
+void Invocation::SegmentOneByOne(ReadyQueue& queue, std::unique_ptr<SegmentRun> run) {
+  const ExecutionPlan::Segment& segment = plan_->segments[run->segment];
+  constexpr uint32_t kInlineArguments = 16;
+  constexpr uint32_t kInlineResults = 8;
+  for (; run->position < segment.end; ++run->position) {
+    ExportOneByOne(queue, *run, run->position);
+    if (run->position != segment.begin && !queue.outline_kernels.empty()) {
+      FlushOutline(queue);
+    }
+    const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[run->position]];
+    const std::span<const uint32_t> result_registers = kernel.results();
+    absl::InlinedVector<AsyncValue*, kInlineArguments> arguments;
+    for (uint32_t reg : kernel.arguments()) {
+      AsyncValue* value = SegmentValue(*run, reg);
+      if (!value->IsAvailable()) [[unlikely]] {
+        // A call's result not ready yet (its callee was posted to the work
+        // queue): resume here when it is.
+        uint32_t stream = queue.stream;
+        SegmentRun* waiting = run.release();
+        WhenAvailable(value, [this, waiting, stream] {
+          ReadyQueue ready(stream);
+          SegmentOneByOne(ready, std::unique_ptr<SegmentRun>(waiting));
+          Process(ready);
+        });
+        return;
+      }
+      arguments.push_back(value);
+    }
+    absl::InlinedVector<RCReference<AsyncValue>, kInlineResults> results(
+        result_registers.size());
+    RunThroughFrame(kernel, arguments, {results.data(), results.size()});
+    ReleaseKernelInputs(run->segment, run->position);
+    for (size_t i = 0; i < results.size(); ++i) {
+      run->values[result_registers[i]] = std::move(results[i]);
+    }
+  }
+  ExportOneByOne(queue, *run, segment.end);
 }
 
 void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
   const KernelInfo& kernel = info_->kernels[k];
   // Spans into the record, taken before anything is published (see below).
   const std::span<const uint32_t> argument_registers = kernel.arguments();
-  const std::span<const uint32_t> attribute_offsets = kernel.attributes();
-  const std::span<const uint32_t> function_indices = kernel.functions();
   const std::span<const uint32_t> result_registers = kernel.results();
   const std::span<const uint32_t> used_by_counts = kernel.used_by_counts();
   const uint32_t* used_by = kernel.used_by();
@@ -565,55 +734,15 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
     heap_results.reset(new RCReference<AsyncValue>[num_results]);
     results = heap_results.get();
   }
-
-  AsyncValue* error = nullptr;
   for (uint32_t i = 0; i < num_arguments; ++i) {
-    const Register& r = registers_[argument_registers[i]];
-    // An unboxed payload is boxed for the call (dropped below).
-    AsyncValue* value = r.unboxed_producer == 0 ? r.value : Box(r);
-    arguments[i] = value;
-    if (value->IsError()) error = value;  // the last error operand wins
+    arguments[i] = registers_[argument_registers[i]].value;
+    BEF_DEBUG_CHECK(arguments[i] != nullptr, "a frame kernel's operand has no value");
   }
-  RequestContext* request = context_->request_context();
-  if (request->has_kernel_budget()) [[unlikely]] request->ConsumeKernelBudget();
-  if (error == nullptr) error = request->GetCancelAsyncValue();
-
-  if (error == nullptr) [[likely]] {
-    KernelBinding binding = *binding_template_;
-    binding.attribute_offsets = attribute_offsets.data();
-    binding.num_attributes = static_cast<uint32_t>(attribute_offsets.size());
-    binding.function_indices = function_indices.data();
-    binding.num_functions = static_cast<uint32_t>(function_indices.size());
-    binding.executor = &kernel;
-    AsyncKernelFrame frame(context_, binding, {arguments, num_arguments},
-                           {results, num_results},
-                           Location{&program_->file(), kernel.location()});
-    if (policy_.traced()) [[unlikely]] {
-      RunKernelTraced(kernel, &frame);
-    } else {
-      kernel.async_implementation(&frame);
-    }
-    for (uint32_t i = 0; i < num_results; ++i) {
-      if (!results[i]) [[unlikely]] {
-        results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
-            "kernel '", ToAbsl(program_->file().kernel_name(kernel.code())),
-            "' did not set result ", i)));
-      }
-    }
-  } else {
-    for (uint32_t i = 0; i < num_results; ++i) results[i] = FormRef(error);
-  }
+  RunThroughFrame(kernel, {arguments, num_arguments}, {results, num_results});
 
   // Release the operands (a value whose last user just ran is destroyed
   // here), then publish the results.
-  for (uint32_t i = 0; i < num_arguments; ++i) {
-    uint32_t reg = argument_registers[i];
-    if (registers_[reg].unboxed_producer == 0) {
-      ReleaseUse(reg);
-    } else {
-      arguments[i]->DropRef();
-    }
-  }
+  for (uint32_t i = 0; i < num_arguments; ++i) ReleaseUse(argument_registers[i]);
   for (uint32_t i = 0; i < num_results; ++i) {
     // Read from the image before publishing: a forwarded function result
     // may let the caller destroy the program.
@@ -621,6 +750,45 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
     AsyncValue* published = Publish(result_registers[i], std::move(results[i]));
     if (published != nullptr) DecrementUsers(queue, published, used_by, users);
     used_by += users;
+  }
+}
+
+void Invocation::RunThroughFrame(const KernelInfo& kernel,
+                                 std::span<AsyncValue* const> arguments,
+                                 std::span<RCReference<AsyncValue>> results) {
+  AsyncValue* error = nullptr;
+  for (AsyncValue* value : arguments) {
+    if (value->IsError()) error = value;  // the last error operand wins
+  }
+  RequestContext* request = context_->request_context();
+  if (request->has_kernel_budget()) [[unlikely]] request->ConsumeKernelBudget();
+  if (error == nullptr) error = request->GetCancelAsyncValue();
+
+  if (error != nullptr) [[unlikely]] {
+    for (auto& result : results) result = FormRef(error);
+    return;
+  }
+  const std::span<const uint32_t> attribute_offsets = kernel.attributes();
+  const std::span<const uint32_t> function_indices = kernel.functions();
+  KernelBinding binding = *binding_template_;
+  binding.attribute_offsets = attribute_offsets.data();
+  binding.num_attributes = static_cast<uint32_t>(attribute_offsets.size());
+  binding.function_indices = function_indices.data();
+  binding.num_functions = static_cast<uint32_t>(function_indices.size());
+  binding.executor = &kernel;
+  AsyncKernelFrame frame(context_, binding, arguments, results,
+                         Location{&program_->file(), kernel.location()});
+  if (policy_.traced()) [[unlikely]] {
+    RunKernelTraced(kernel, &frame);
+  } else {
+    kernel.async_implementation(&frame);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i]) [[unlikely]] {
+      results[i] = MakeErrorAsyncValueRef(absl::InternalError(absl::StrCat(
+          "kernel '", ToAbsl(program_->file().kernel_name(kernel.code())),
+          "' did not set result ", i)));
+    }
   }
 }
 
