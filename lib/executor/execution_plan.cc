@@ -77,6 +77,7 @@ class LinePlanner {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kExternal;
+    allow_try_steps_ = true;
   }
 
   // Segment mode: plans the next kernel for `segment`.
@@ -105,18 +106,40 @@ class LinePlanner {
     step.line.first_operand = static_cast<uint32_t>(operands.size());
     step.line.attribute_offsets = kernel.attributes().data();
     if (kernel.direct != nullptr) {
+      const DirectKernel& direct = *kernel.direct;
       uint16_t operand_types[kMaxDirectArguments];
-      uint16_t result_type = kernel.direct->types(operand_types);
+      uint16_t result_type = direct.types(operand_types);
       for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
         uint32_t reg = map[kernel.arguments()[i]];
         if (!Read(reg, operand_types[i])) return std::nullopt;
         step.reads.push_back(reg);
         operands.push_back(reg);
       }
-      step.line.run = kernel.direct->run;
       step.line.num_operands = kernel.num_arguments();
       step.line.result_register = map[kernel.results()[0]];
-      registers_[step.line.result_register] = {producer, result_type, kernel.direct->box};
+      if (direct.run != nullptr) {
+        step.line.run = direct.run;
+        registers_[step.line.result_register] = {producer, result_type, direct.box};
+        return step;
+      }
+      // Fallible, or several results: a try step (segments only).
+      if (!allow_try_steps_ || depth > 0) return std::nullopt;
+      uint16_t result_types[kMaxDirectResults];
+      direct.result_types(result_types);
+      ExecutionPlan::TryStep try_step;
+      try_step.try_run = direct.try_run;
+      try_step.attribute_offsets = kernel.attributes().data();
+      try_step.result_register = step.line.result_register;
+      try_step.num_results = direct.num_results;
+      for (uint32_t i = 0; i < direct.num_results; ++i) {
+        try_step.results[i] = map[kernel.results()[i]];
+        registers_[try_step.results[i]] = {producer, result_types[i], direct.boxes[i]};
+      }
+      step.line.run = &RunTryStep;
+      // The TryStep's index until the plan's vectors are final (Link).
+      step.line.attribute_offsets =
+          reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(plan_.try_steps.size()));
+      plan_.try_steps.push_back(try_step);
       return step;
     }
     if (kernel.chain_only) {
@@ -286,6 +309,7 @@ class LinePlanner {
   std::vector<bool> untyped_argument_read_;
   bool known_kernel_count_ = true;
   // Segment mode only.
+  bool allow_try_steps_ = false;
   const std::vector<uint32_t>* kernel_segment_ = nullptr;
   uint32_t segment_ = ExecutionPlan::kNoSegment;
   std::vector<std::pair<uint32_t, uint16_t>> reads_;
@@ -427,9 +451,11 @@ void ExecutionPlan::LinkNestedCalls() {
     call.registers = nested_results.data();
   }
   auto link = [&](LineStep& step) {
+    auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
     if (IsNestedCallStep(step)) {
-      auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
       step.attribute_offsets = reinterpret_cast<const uint32_t*>(&nested_calls[index]);
+    } else if (step.run == &RunTryStep) {
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&try_steps[index]);
     }
   };
   for (LineStep& step : line) link(step);
@@ -593,6 +619,7 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     Segment segment;
     head_of[members[s].front()] = s;
     segment.begin = static_cast<uint32_t>(segment_line.size());
+    segment.first_check = static_cast<uint32_t>(segment_checks.size());
     segment.first_input = static_cast<uint32_t>(segment_inputs.size());
     std::vector<uint32_t> inputs;
     for (uint32_t k : members[s]) {
@@ -604,12 +631,16 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       }
       segment_line.push_back(step);
       segment_kernels.push_back(k);
+      if (step.run == &RunTryStep) {
+        segment_checks.push_back(static_cast<uint32_t>(segment_line.size()));
+      }
       for (uint32_t reg : function.kernels[k].arguments()) {
         if (register_segment[reg] == s) continue;
         if (input_uses[reg]++ == 0) inputs.push_back(reg);
       }
     }
     segment.end = static_cast<uint32_t>(segment_line.size());
+    segment.num_checks = static_cast<uint32_t>(segment_checks.size()) - segment.first_check;
     for (uint32_t reg : inputs) {
       segment_inputs.push_back({reg, input_uses[reg], input_of(s, reg)->second});
       input_uses[reg] = 0;

@@ -167,6 +167,21 @@ struct ExecutionPlan {
     uint32_t destinations = 0;
   };
   std::vector<NestedCall> nested_calls;
+  // A step of a kernel that can fail or has several results (DirectKernel::
+  // try_run): its LineStep::run is RunTryStep and its attribute_offsets
+  // points at this; result_register (its first result's) anchors the
+  // register file, results are the registers of its results.
+  struct TryStep {
+    bool (*try_run)(const void* const* operands, const uint8_t* attribute_pool,
+                    const uint32_t* attribute_offsets, void* const* results) = nullptr;
+    const uint32_t* attribute_offsets = nullptr;
+    uint32_t result_register = 0;
+    uint32_t num_results = 0;
+    uint32_t results[kMaxDirectResults] = {};
+  };
+  // Segments only (the straight line and nested lines refuse kernels that
+  // can fail: they have no way to stop at one).
+  std::vector<TryStep> try_steps;
   std::vector<LineStep> nested_line;
   std::vector<uint32_t> nested_operands;
   std::vector<uint32_t> nested_results;
@@ -178,9 +193,13 @@ struct ExecutionPlan {
   // in segment_operands); segment_kernels[begin, end) are the same kernels
   // by index (run one by one through their frames when the straight line
   // cannot take them).
+  // segment_checks[first_check, +num_checks): the positions right after
+  // its try steps, where its runner looks whether one failed.
   struct Segment {
     uint32_t begin = 0;
     uint32_t end = 0;
+    uint32_t first_check = 0;
+    uint32_t num_checks = 0;
     uint32_t first_input = 0;
     uint32_t num_inputs = 0;
     uint32_t first_export = 0;
@@ -216,6 +235,7 @@ struct ExecutionPlan {
   std::vector<LineStep> segment_line;
   std::vector<uint32_t> segment_operands;
   std::vector<uint32_t> segment_kernels;
+  std::vector<uint32_t> segment_checks;
   std::vector<SegmentInput> segment_inputs;
   std::vector<SegmentExport> segment_exports;
   std::vector<uint32_t> segment_targets;

@@ -310,6 +310,11 @@ class Invocation {
   void SegmentOneByOne(ReadyQueue& queue, std::unique_ptr<SegmentRun> run);
   // Register `reg` as a value for a one-by-one run (boxing a payload).
   AsyncValue* SegmentValue(SegmentRun& run, uint32_t reg);
+  // Runs the segment's line in blocks: at most kCancellationInterval
+  // kernels between two looks at cancellation, and a try step ends its
+  // block. Returns the position of the first kernel not run (the segment's
+  // end, unless a cancellation or a failure stopped it there).
+  uint32_t RunSegmentBlocks(const LineCursor& cursor, const ExecutionPlan::Segment& segment);
   // Does the exports of the kernels before `end` not done yet: what the
   // dataflow path does when they end.
   void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
@@ -578,11 +583,12 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     }
     const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
                             attribute_pool_, payloads_);
-    if (segment.end - segment.begin <= kCancellationInterval) [[likely]] {
+    if (segment.end - segment.begin <= kCancellationInterval && segment.num_checks == 0)
+        [[likely]] {
       cursor.Run(segment.begin, segment.end);
       position = segment.end;
     } else {
-      position = RunLineRange(cursor, segment.begin, segment.end, policy_.request());
+      position = RunSegmentBlocks(cursor, segment);
     }
   }
   if (position != segment.end) [[unlikely]] {
@@ -620,6 +626,26 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     }
     for (uint32_t t = 0; t < out.num_targets; ++t) DecrementReadyCount(queue, targets[t]);
   }
+}
+
+uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
+                                      const ExecutionPlan::Segment& segment) {
+  const uint32_t* check = plan_->segment_checks.data() + segment.first_check;
+  const uint32_t* const checks_end = check + segment.num_checks;
+  uint32_t position = segment.begin;
+  while (position < segment.end) {
+    if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
+    uint32_t stop = std::min<uint32_t>(segment.end, position + kCancellationInterval);
+    if (check != checks_end && *check <= stop) stop = *check++;
+    cursor.Run(position, stop);
+    if (line_kernel_failed) [[unlikely]] {
+      // The try step that ends the block failed: its frame reports it.
+      line_kernel_failed = false;
+      return stop - 1;
+    }
+    position = stop;
+  }
+  return position;
 }
 
 void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {

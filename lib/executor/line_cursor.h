@@ -86,6 +86,17 @@ void RunNestedCall(const void* const* operands, const uint8_t* attribute_pool,
 void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                  const uint32_t* attribute_offsets, void* result);
 
+// The LineStep::run of a try step (ExecutionPlan::TryStep, passed as
+// attribute_offsets; `result` is its first result's payload, which anchors
+// the register file): runs the kernel's try_run, and on a failure sets
+// line_kernel_failed. Only segments have try steps, each the last step of a
+// block their runner runs (ExecutionPlan::segment_checks), so nothing runs
+// after a failure: the runner looks at the flag, clears it and hands the
+// failing kernel to its frame.
+void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
+                const uint32_t* attribute_offsets, void* result);
+extern thread_local bool line_kernel_failed;
+
 // Runs line[begin, stop) on this thread; returns the position of the first
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is
 // looked at before every kCancellationInterval kernels but the first (the

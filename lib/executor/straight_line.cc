@@ -51,6 +51,19 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                   condition ? 0 : 1, attribute_pool, result);
 }
 
+thread_local bool line_kernel_failed = false;
+
+void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
+                const uint32_t* attribute_offsets, void* result) {
+  const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(attribute_offsets);
+  PayloadRegister* registers = static_cast<PayloadRegister*>(result) - step.result_register;
+  void* results[kMaxDirectResults];
+  for (uint32_t i = 0; i < step.num_results; ++i) results[i] = registers[step.results[i]].bytes;
+  if (!step.try_run(operands, attribute_pool, step.attribute_offsets, results)) [[unlikely]] {
+    line_kernel_failed = true;
+  }
+}
+
 uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
                       const RequestContext* request) {
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {

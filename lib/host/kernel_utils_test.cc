@@ -232,8 +232,8 @@ TEST_F(FrameFixture, StatusOrErrorIsReportedAtTheKernelsLocation) {
 TEST(DirectKernelTest, DerivedFromTheSignature) {
   DirectKernel add = BEF_KERNEL(Add).direct;
   EXPECT_TRUE(add);
-  EXPECT_FALSE((BEF_KERNEL(Divide).direct));  // may fail: StatusOr
-  EXPECT_FALSE((BEF_KERNEL(Three).direct));   // a tuple
+  EXPECT_FALSE((BEF_KERNEL(Three).direct));   // a tuple with a non-scalar
+  EXPECT_EQ(add.try_run, nullptr);
   EXPECT_EQ(add.num_operands, 2u);
   uint16_t operand_types[kMaxDirectArguments];
   EXPECT_EQ(add.types(operand_types), AsyncValueTypeId<int32_t>());
@@ -253,6 +253,43 @@ TEST(DirectKernelTest, DerivedFromTheSignature) {
   EXPECT_TRUE(boxed->IsConcrete());
   EXPECT_EQ(boxed->get<int32_t>(), 5);
   EXPECT_TRUE(boxed->IsUnique());
+}
+
+std::pair<int32_t, int64_t> SplitSum(Argument<int32_t> a, Argument<int32_t> b) {
+  return {*a + *b, int64_t{*a} - *b};
+}
+
+// Kernels that can fail (StatusOr) or return several scalars get try_run:
+// results through pointers, false on an error (reported by the frame path).
+TEST(DirectKernelTest, TryRunForKernelsThatCanFailOrHaveSeveralResults) {
+  DirectKernel divide = BEF_KERNEL(Divide).direct;
+  ASSERT_TRUE(divide);
+  EXPECT_EQ(divide.run, nullptr);
+  ASSERT_NE(divide.try_run, nullptr);
+  EXPECT_EQ(divide.num_results, 1u);
+  int32_t nine = 9, three = 3, zero = 0;
+  alignas(8) unsigned char quotient[kDirectResultSize];
+  void* results[] = {quotient};
+  const void* operands[] = {&nine, &three};
+  EXPECT_TRUE(divide.try_run(operands, nullptr, nullptr, results));
+  int32_t value;
+  std::memcpy(&value, quotient, sizeof(value));
+  EXPECT_EQ(value, 3);
+  const void* by_zero[] = {&nine, &zero};
+  EXPECT_FALSE(divide.try_run(by_zero, nullptr, nullptr, results));
+
+  DirectKernel split = BEF_KERNEL(SplitSum).direct;
+  ASSERT_NE(split.try_run, nullptr);
+  EXPECT_EQ(split.num_results, 2u);
+  uint16_t types[kMaxDirectResults];
+  split.result_types(types);
+  EXPECT_EQ(types[0], AsyncValueTypeId<int32_t>());
+  EXPECT_EQ(types[1], AsyncValueTypeId<int64_t>());
+  alignas(8) unsigned char sum[kDirectResultSize], difference[kDirectResultSize];
+  void* split_results[] = {sum, difference};
+  EXPECT_TRUE(split.try_run(operands, nullptr, nullptr, split_results));
+  RCReference<AsyncValue> boxed = TakeRef(split.boxes[1](difference));
+  EXPECT_EQ(boxed->get<int64_t>(), 6);
 }
 
 TEST_F(FrameFixture, OperandOfAnotherTypeIsAnError) {

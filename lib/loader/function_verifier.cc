@@ -293,7 +293,7 @@ absl::StatusOr<std::unique_ptr<FunctionInfo>> BefFile::Inflate(
       kernel.async_implementation = kernel_entry->async_implementation;
       kernel.sync_implementation = kernel_entry->sync_implementation;
       const DirectKernel& direct = kernel_entry->direct;
-      if (!sync && direct && kernel.num_results() == 1 &&
+      if (!sync && direct && kernel.num_results() == direct.num_results &&
           kernel.num_arguments() == direct.num_operands &&
           kernel.num_arguments() <= kMaxDirectArguments) {
         kernel.direct = &direct;

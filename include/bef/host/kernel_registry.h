@@ -55,24 +55,42 @@ using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
 // Called only when every operand is available, not an error and of the
 // type `run` reads; otherwise the executor runs the frame-based
 // implementation, which reports the error.
+//
+// Kernels that can fail (absl::StatusOr results) or have several scalar
+// results (std::pair, std::tuple) have `try_run` instead of `run`: it writes
+// result i's payload to results[i] and returns false, leaving the error for
+// the frame path to report, when the kernel fails. The executor then runs the
+// same kernel through its frame on the same operands, which reports the
+// error at the kernel's location: the function is called twice on an error
+// (direct kernels read only their operands and attributes, so that is
+// unobservable), never on success.
+using DirectBox = AsyncValue* (*)(const void* result);
 struct DirectKernel {
   void (*run)(const void* const* operands, const uint8_t* attribute_pool,
               const uint32_t* attribute_offsets, void* result) = nullptr;
-  // A new available value (one reference) holding the payload at `result`.
-  AsyncValue* (*box)(const void* result) = nullptr;
+  bool (*try_run)(const void* const* operands, const uint8_t* attribute_pool,
+                  const uint32_t* attribute_offsets, void* const* results) = nullptr;
+  // A new available value (one reference) holding the payload at `result`
+  // (result 0's; `boxes` has one per result).
+  DirectBox box = nullptr;
+  const DirectBox* boxes = nullptr;
   // Writes the AsyncValue type id of each operand's payload to
   // operand_types[0, num_operands) (kAnyOperandType: not read) and returns
-  // the result's. Type ids are assigned at run time, hence a function.
+  // result 0's. Type ids are assigned at run time, hence a function.
   uint16_t (*types)(uint16_t* operand_types) = nullptr;
+  // Writes each result's type id to result_types[0, num_results).
+  void (*result_types)(uint16_t* result_types) = nullptr;
   uint32_t num_operands = 0;
+  uint32_t num_results = 1;
 
-  explicit operator bool() const { return run != nullptr; }
+  explicit operator bool() const { return run != nullptr || try_run != nullptr; }
 };
 // An operand whose payload a direct kernel does not read (a chain).
 inline constexpr uint16_t kAnyOperandType = UINT16_MAX;
 inline constexpr size_t kDirectResultSize = 8;
-// Direct kernels have at most this many operands.
+// Direct kernels have at most this many operands and results.
 inline constexpr uint32_t kMaxDirectArguments = 8;
+inline constexpr uint32_t kMaxDirectResults = 4;
 
 struct KernelSignature {
   // Inline for the common sizes: hundreds of signatures are built at every

@@ -772,6 +772,57 @@ struct DirectResult<R, std::enable_if_t<std::is_arithmetic_v<R>>> {
       sizeof(R) <= kDirectResultSize && alignof(R) <= alignof(AsyncValue);
 };
 
+template <typename R>
+AsyncValue* BoxDirectPayload(const void* result) {
+  using Value = ConcreteAsyncValue<R>;
+  return new Value(typename Value::ConcreteTag(), *static_cast<const R*>(result));
+}
+
+// The results try_run supports (DirectKernel): several scalars
+// (std::pair, std::tuple), and absl::StatusOr of a scalar or of those.
+template <typename R>
+struct DirectResults {
+  static constexpr bool kSupported = false;
+};
+template <typename... Ts>
+struct DirectScalars {
+  static constexpr bool kSupported =
+      sizeof...(Ts) <= kMaxDirectResults && (DirectResult<Ts>::kSupported && ...);
+  static constexpr uint32_t kCount = sizeof...(Ts);
+  static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<Ts>...};
+  static void Types(uint16_t* types) {
+    size_t i = 0;
+    ((types[i++] = AsyncValueTypeId<Ts>()), ...);
+  }
+  template <typename Tuple>
+  [[gnu::always_inline]] static bool Store(Tuple&& values, void* const* results) {
+    StoreAll(std::forward<Tuple>(values), results, std::index_sequence_for<Ts...>());
+    return true;
+  }
+  template <typename Tuple, size_t... I>
+  [[gnu::always_inline]] static void StoreAll(Tuple&& values, void* const* results,
+                                              std::index_sequence<I...>) {
+    ((::new (results[I]) Ts(std::get<I>(values))), ...);
+  }
+};
+template <typename A, typename B>
+struct DirectResults<std::pair<A, B>> : DirectScalars<A, B> {};
+template <typename... Ts>
+struct DirectResults<std::tuple<Ts...>> : DirectScalars<Ts...> {};
+template <typename T>
+struct DirectResults<absl::StatusOr<T>>
+    : std::conditional_t<std::is_arithmetic_v<T>, DirectScalars<T>, DirectResults<T>> {
+  using Base = std::conditional_t<std::is_arithmetic_v<T>, DirectScalars<T>, DirectResults<T>>;
+  [[gnu::always_inline]] static bool Store(absl::StatusOr<T>&& value, void* const* results) {
+    if (!value.ok()) [[unlikely]] return false;
+    if constexpr (std::is_arithmetic_v<T>) {
+      return Base::Store(std::tuple<T>(*value), results);
+    } else {
+      return Base::Store(std::move(*value), results);
+    }
+  }
+};
+
 template <typename F, F function>
 struct KernelImpl;
 
@@ -821,8 +872,11 @@ struct KernelImpl<Return (*)(Params...), function> {
 
   // ---- The direct entry point (DirectKernel), for kernels whose
   // parameters are all Argument<T> / Attribute<T> and that return a scalar.
-  static constexpr bool kDirect =
-      (DirectParameter<Params>::kSupported && ...) && DirectResult<Return>::kSupported;
+  static constexpr bool kDirectParameters = (DirectParameter<Params>::kSupported && ...);
+  static constexpr bool kDirect = kDirectParameters && DirectResult<Return>::kSupported;
+  // Fallible or several results: the try_run entry point.
+  static constexpr bool kTryDirect =
+      kDirectParameters && !kDirect && DirectResults<Return>::kSupported;
 
   static void RunDirect(const void* const* operands, const uint8_t* attribute_pool,
                         const uint32_t* attribute_offsets, void* result) {
@@ -837,17 +891,39 @@ struct KernelImpl<Return (*)(Params...), function> {
     ::new (result) Return(function(DirectParameter<Params>::Build(
         operands, attribute_pool, attribute_offsets, kIndices[I])...));
   }
-  static AsyncValue* BoxDirect(const void* result) {
-    using Value = ConcreteAsyncValue<Return>;
-    return new Value(typename Value::ConcreteTag(), *static_cast<const Return*>(result));
+  static AsyncValue* BoxDirect(const void* result) { return BoxDirectPayload<Return>(result); }
+  static bool TryRunDirect(const void* const* operands, const uint8_t* attribute_pool,
+                           const uint32_t* attribute_offsets, void* const* results) {
+    return TryRunDirectImpl(operands, attribute_pool, attribute_offsets, results,
+                            std::index_sequence_for<Params...>());
   }
-  static uint16_t DirectTypes(uint16_t* operand_types) {
+  template <size_t... I>
+  [[gnu::always_inline]] static bool TryRunDirectImpl(const void* const* operands,
+                                                      const uint8_t* attribute_pool,
+                                                      const uint32_t* attribute_offsets,
+                                                      void* const* results,
+                                                      std::index_sequence<I...>) {
+    return DirectResults<Return>::Store(
+        function(DirectParameter<Params>::Build(operands, attribute_pool, attribute_offsets,
+                                                kIndices[I])...),
+        results);
+  }
+  static void DirectOperandTypes(uint16_t* operand_types) {
     size_t operand = 0;
     ((DirectParameter<Params>::kOperand
           ? void(operand_types[operand++] = DirectParameter<Params>::Type())
           : void()),
      ...);
-    return AsyncValueTypeId<Return>();
+  }
+  static uint16_t DirectTypes(uint16_t* operand_types) {
+    DirectOperandTypes(operand_types);
+    if constexpr (kDirect) {
+      return AsyncValueTypeId<Return>();
+    } else {
+      uint16_t result_types[kMaxDirectResults];
+      DirectResults<Return>::Types(result_types);
+      return result_types[0];
+    }
   }
 
   static KernelDefinition<AsyncKernelImplementation> Definition() {
@@ -857,6 +933,16 @@ struct KernelImpl<Return (*)(Params...), function> {
       direct.box = &BoxDirect;
       direct.types = &DirectTypes;
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
+      return {&Invoke, Signature(), direct};
+    } else if constexpr (kTryDirect) {
+      DirectKernel direct;
+      direct.try_run = &TryRunDirect;
+      direct.box = DirectResults<Return>::kBoxes[0];
+      direct.boxes = DirectResults<Return>::kBoxes;
+      direct.types = &DirectTypes;
+      direct.result_types = &DirectResults<Return>::Types;
+      direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
+      direct.num_results = DirectResults<Return>::kCount;
       return {&Invoke, Signature(), direct};
     } else {
       return {&Invoke, Signature()};
