@@ -2,10 +2,12 @@
 // kernels, errors, cancellation, sync and native functions, calls, deep
 // recursion and long chains on the default stack, and concurrent executions.
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
@@ -48,7 +50,18 @@ int32_t CancelAndAddOne(Argument<int32_t> x) {
   request_to_cancel->Cancel();
   return *x + 1;
 }
+// An error produced on another thread after a short delay (an async kernel
+// that fails).
+RCReference<AsyncValue> ThreadFail(Argument<int32_t>) {
+  AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
+  std::thread([result = result.CopyRef()] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    result.SetError(absl::InternalError("failed later"));
+  }).detach();
+  return result.ReleaseRCRef();
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.thread_fail", BEF_KERNEL(ThreadFail));
   registry->AddKernel("test.cancel_and_add_one", BEF_KERNEL(CancelAndAddOne));
   registry->AddKernel("test.forward", BEF_KERNEL(Forward));
   registry->AddKernel("test.counted_add_one", BEF_KERNEL(CountedAddOne));
@@ -402,6 +415,215 @@ TEST_P(ExecutorTest, DirectKernelWithAnOperandOfAnotherTypeReportsIt) {
   EXPECT_EQ(results[0]->GetError().message(), "operand 1 is not a value of type i32");
   EXPECT_THAT(diagnostics_, ElementsAre("operand 1 is not a value of type i32"));
 }
+
+// ---- Segments (execution_plan.h): runs of direct kernels in a function the
+// straight line cannot take. Each test runs the same program as it is (the
+// segments on payloads) and under a kernel budget too large to run out,
+// where every kernel runs through its frame as on the plain dataflow path:
+// results, errors, diagnostics and which kernels ran must agree.
+
+// A result as text: its value, or its error's code and message.
+std::string Describe(const RCReference<AsyncValue>& value) {
+  if (value->IsError()) {
+    return absl::StrCat("error ", absl::StatusCodeToString(value->GetError().code()), ": ",
+                        value->GetError().message());
+  }
+  if (!value->IsConcrete()) return "unavailable";
+  if (value->IsType<int32_t>()) return absl::StrCat(value->get<int32_t>());
+  return "value";
+}
+
+class SegmentTest : public testing::ExecutorFixture {
+ protected:
+  struct Outcome {
+    std::vector<std::string> results;
+    std::vector<std::string> diagnostics;
+    int kernel_runs;
+  };
+  // One run, on the segments (per_kernel = false) or kernel by kernel.
+  Outcome RunOnce(const BefProgram& program, std::vector<AsyncValue*> arguments,
+                  bool per_kernel, RequestContext** request_out = nullptr) {
+    RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
+    if (request_out != nullptr) *request_out = request.get();
+    request_to_cancel = request.get();
+    test_runs = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      diagnostics_.clear();
+    }
+    auto results = Run(program, "f", arguments, request);
+    request_to_cancel = nullptr;
+    Outcome outcome;
+    for (auto& result : results) outcome.results.push_back(Describe(result));
+    std::lock_guard<std::mutex> lock(mutex_);
+    outcome.diagnostics = diagnostics_;
+    outcome.kernel_runs = test_runs.load();
+    return outcome;
+  }
+  // Both ways; returns the segments' outcome after checking they agree.
+  Outcome RunBothWays(const BefProgram& program, std::vector<AsyncValue*> arguments = {}) {
+    Outcome fast = RunOnce(program, arguments, false);
+    Outcome per_kernel = RunOnce(program, arguments, true);
+    EXPECT_EQ(fast.results, per_kernel.results);
+    EXPECT_EQ(fast.diagnostics, per_kernel.diagnostics);
+    EXPECT_EQ(fast.kernel_runs, per_kernel.kernel_runs);
+    return fast;
+  }
+  // The function's plan.
+  ExecutionPlan Plan(const BefProgram& program) {
+    const BefFile& file = program.file();
+    return ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("f")->index), &file);
+  }
+  static uint32_t Chain(BefWriter::Function& f, uint32_t from, uint32_t one, int adds) {
+    for (int i = 0; i < adds; ++i) from = Add(f, from, one);
+    return from;
+  }
+};
+
+// One async kernel in the middle of a long chain: the adds before and after
+// it are two segments, not 400 dataflow kernels.
+TEST_P(SegmentTest, OneAsyncKernelInALongChain) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = Chain(f, 0, one, 200);
+  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(before).AddArgument(one)
+                       .AddResult("i32");
+  uint32_t after = Chain(f, later, one, 200);
+  f.Return({before, after});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_FALSE(plan.straight_line);
+  EXPECT_EQ(plan.segment_kernels.size(), 401u);  // every add and the constant
+  EXPECT_LE(plan.segments.size(), 3u);
+  for (int32_t x : {0, 7, -1000}) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    Outcome outcome = RunBothWays(*program, {argument.GetAsyncValue()});
+    EXPECT_THAT(outcome.results, ElementsAre(absl::StrCat(x + 200), absl::StrCat(x + 401)));
+  }
+}
+
+// A kernel that can fail, in the middle of a segment: the segment stops at
+// it; its frame reports the error once at its location; its dependents do
+// not run (test.counted_add_one counts runs); independent kernels do.
+TEST_P(SegmentTest, FallibleKernelFailingInTheMiddleOfASegment) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = Chain(f, one, one, 100);
+  BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(before).AddArgument(0);
+  uint32_t quotient = div.AddResult("i32");
+  uint32_t remainder = div.AddResult("i32");
+  uint32_t dependent = f.AddKernel("test.counted_add_one").AddArgument(quotient)
+                           .AddResult("i32");
+  uint32_t after = Chain(f, dependent, one, 100);
+  uint32_t independent = f.AddKernel("test.counted_add_one").AddArgument(before)
+                             .AddResult("i32");
+  f.Return({quotient, remainder, after, independent, before});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_FALSE(plan.straight_line);  // the straight line takes no kernel that can fail
+  EXPECT_FALSE(plan.try_steps.empty());
+  AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
+  Outcome fine = RunBothWays(*program, {five.GetAsyncValue()});
+  EXPECT_THAT(fine.results, ElementsAre("20", "1", "121", "102", "101"));
+  EXPECT_EQ(fine.kernel_runs, 2);
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  Outcome failed = RunBothWays(*program, {zero.GetAsyncValue()});
+  EXPECT_THAT(failed.results,
+              ElementsAre("error INTERNAL: Divide by zero", "error INTERNAL: Divide by zero",
+                          "error INTERNAL: Divide by zero", "102", "101"));
+  EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
+  EXPECT_EQ(failed.kernel_runs, 1);  // only the independent one
+}
+
+// An async kernel whose value turns out an error (on another thread) in
+// the middle of a chain: the segment after it runs kernel by kernel, every
+// result downstream is that error, nothing downstream runs.
+TEST_P(SegmentTest, AsyncKernelFailingInTheMiddleOfAChain) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = Chain(f, 0, one, 50);
+  uint32_t failing = f.AddKernel("test.thread_fail").AddArgument(before).AddResult("i32");
+  uint32_t counted = f.AddKernel("test.counted_add_one").AddArgument(failing).AddResult("i32");
+  uint32_t after = Chain(f, counted, one, 50);
+  f.Return({before, after, Chain(f, before, one, 10)});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
+  Outcome outcome = RunBothWays(*program, {two.GetAsyncValue()});
+  EXPECT_THAT(outcome.results, ElementsAre("52", "error INTERNAL: failed later", "62"));
+  EXPECT_EQ(outcome.kernel_runs, 0);
+}
+
+// A kernel cancelling the request at the head of a segment: the segment
+// looks at cancellation every kCancellationInterval kernels (as the
+// straight line does), so the result at its end is the cancellation's
+// error, as on the dataflow path.
+TEST_P(SegmentTest, CancellationEndsTheRestOfTheRun) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(0).AddArgument(one)
+                       .AddResult("i32");
+  uint32_t cancelling = f.AddKernel("test.cancel_and_add_one").AddArgument(later)
+                            .AddResult("i32");
+  uint32_t after = Chain(f, cancelling, one, 300);
+  f.Return({cancelling, after});
+  auto program = Load(writer);
+  AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
+  Outcome fast = RunOnce(*program, {two.GetAsyncValue()}, false);
+  Outcome per_kernel = RunOnce(*program, {two.GetAsyncValue()}, true);
+  EXPECT_THAT(fast.results, ElementsAre("4", "error CANCELLED: Cancelled"));
+  EXPECT_EQ(fast.results, per_kernel.results);
+  EXPECT_TRUE(fast.diagnostics.empty());
+}
+
+// Function results a segment produces, handed out while other kernels of
+// the function still wait for an async value; an argument that arrives
+// later; many executions from several threads (TSan: the payload
+// registers a segment writes are read by the next only after the ready
+// count's release).
+TEST_P(SegmentTest, ConcurrentExecutionsWithPendingArguments) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t early = Chain(f, one, one, 20);
+  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(early).AddArgument(0)
+                       .AddResult("i32");
+  uint32_t late = Chain(f, later, one, 20);
+  f.Return({early, late});
+  auto program = Load(writer);
+  if (std::string_view(GetParam()) == "s") {
+    GTEST_SKIP() << "the single-threaded queue runs tasks on one awaiting thread";
+  }
+  const Function* function = program->GetFunction("f");
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        RCReference<IndirectAsyncValue> argument = MakeIndirectAsyncValue();
+        ExecutionContext context(RequestContext::Create(host_.get(), nullptr));
+        std::vector<RCReference<AsyncValue>> results(2);
+        AsyncValue* arguments[] = {argument.get()};
+        function->Execute(context, arguments, results);
+        argument->ForwardTo(MakeAvailableAsyncValueRef<int32_t>(t * 1000 + i).ReleaseRCRef());
+        host_->Await(results);
+        if (Describe(results[0]) != "21" || Describe(results[1]) != absl::StrCat(41 + t * 1000 + i)) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  host_->Quiesce();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));
 
 // Straight line (execution_plan.h): a function of direct kernels runs as a
 // loop over them. It looks at the request's cancellation every 64 kernels;
