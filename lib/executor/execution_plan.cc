@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bef/async/async_value_ref.h"
+#include "bef/support/debug_check.h"
 #include "lib/executor/line_cursor.h"
 
 namespace bef {
@@ -30,6 +31,37 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
   PlanStraightLine(file);
   PlanSegments(file);
   LinkNestedCalls();
+#ifndef NDEBUG
+  CheckRegisterWindows();
+#endif
+}
+
+void ExecutionPlan::CheckRegisterWindows() const {
+  // Every step, nested ones included, reads and writes registers inside the
+  // register file its runner allocates (the function's and the windows of
+  // nested lines).
+  auto check = [](std::span<const LineStep> steps, std::span<const uint32_t> operands,
+                  uint32_t registers) {
+    for (const LineStep& step : steps) {
+      BEF_DEBUG_CHECK(step.result_register < registers, "a step's result outside its window");
+      for (uint32_t i = 0; i < step.num_operands; ++i) {
+        BEF_DEBUG_CHECK(operands[step.first_operand + i] < registers,
+                        "a step's operand outside its window");
+      }
+    }
+  };
+  const uint32_t nested_bound = std::max(line_registers, segment_registers);
+  if (straight_line) check(line, line_operands, line_registers);
+  check(segment_line, segment_operands, segment_registers);
+  check(nested_line, nested_operands, nested_bound);
+  for (uint32_t reg : nested_results) {
+    BEF_DEBUG_CHECK(reg < nested_bound, "a nested call's result outside its window");
+  }
+  for (const TryStep& step : try_steps) {
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      BEF_DEBUG_CHECK(step.results[i] < segment_registers, "a result outside its window");
+    }
+  }
 }
 
 namespace {

@@ -248,6 +248,9 @@ struct ExecutionPlan {
   void PlanSegments(const BefFile* file);
   // Points the function-call steps of every line at their NestedCall.
   void LinkNestedCalls();
+  // Debug builds: every step's registers lie inside the register file its
+  // runner allocates (BEF_DEBUG_CHECK).
+  void CheckRegisterWindows() const;
 };
 
 // The largest callee (kernels, with its own calls) a straight-line step

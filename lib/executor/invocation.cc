@@ -1,4 +1,4 @@
-// The dataflow executor for async BEF functions (executor-semantics.md §3-5).
+// The dataflow executor for async BEF functions (docs/executor-semantics.md §3-5).
 //
 // One Invocation per execution: a single allocation holding the register
 // file (one AsyncValue* per register, holding as many references as the

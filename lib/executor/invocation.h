@@ -1,4 +1,4 @@
-// The dataflow executor for async BEF functions (executor-semantics.md
+// The dataflow executor for async BEF functions (docs/executor-semantics.md
 // §3-5): one Invocation per execution (invocation.cc says how it works).
 #ifndef BEF_LIB_EXECUTOR_INVOCATION_H_
 #define BEF_LIB_EXECUTOR_INVOCATION_H_

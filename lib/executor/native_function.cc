@@ -1,4 +1,4 @@
-// Native functions (executor-semantics §8): called at once when every
+// Native functions (docs/executor-semantics.md §8): called at once when every
 // argument is available, otherwise once they are, with placeholder results
 // forwarded afterwards.
 #include <vector>

@@ -1,4 +1,4 @@
-// The sequential interpreter for sync BEF functions (executor-semantics §7):
+// The sequential interpreter for sync BEF functions (docs/executor-semantics.md §7):
 // kernels run in kernel-table order over plain SyncValues; argument and
 // result registers are the caller's; other registers are cleared right
 // after their last use; the first error stops the function.
