@@ -321,7 +321,8 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorAllClose(
                DTypeSize(a->dtype()) == sizeof(T);
   const char* x = static_cast<const char*>(a->data());
   const char* y = static_cast<const char*>(b->data());
-  for (size_t i = 0; close && i < a->DataSize(); i += sizeof(T)) {
+  const size_t size = close ? a->DataSize() : 0;  // once, not per element
+  for (size_t i = 0; close && i < size; i += sizeof(T)) {
     T u, v;
     std::memcpy(&u, x + i, sizeof(T));
     std::memcpy(&v, y + i, sizeof(T));

@@ -166,7 +166,8 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> CooTensorEqual(
                ia.shape() == ib.shape() && va.DataSize() == vb.DataSize() &&
                DTypeSize(va.dtype()) == sizeof(T) &&
                std::memcmp(ia.data(), ib.data(), ia.DataSize()) == 0;
-  for (size_t i = 0; equal && i < va.DataSize(); i += sizeof(T)) {
+  const size_t size = equal ? va.DataSize() : 0;  // once, not per element
+  for (size_t i = 0; equal && i < size; i += sizeof(T)) {
     T x, y;
     std::memcpy(&x, static_cast<const char*>(va.data()) + i, sizeof(T));
     std::memcpy(&y, static_cast<const char*>(vb.data()) + i, sizeof(T));

@@ -87,15 +87,19 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
   auto b = DenseTensorOperand(arguments[1], "tfrt_dht.tensor_equal");
   if (!b.ok()) return b.status();
   bool equal = (*a)->dtype() == (*b)->dtype() && (*a)->shape() == (*b)->shape();
-  if (equal && (*a)->DataSize() == (*b)->DataSize() &&
-      DTypeSize((*a)->dtype()) == sizeof(T)) {
+  // Sizes once, not per element (DataSize multiplies out the shape).
+  const size_t size = equal ? (*a)->DataSize() : 0;
+  if (equal && size == (*b)->DataSize() && DTypeSize((*a)->dtype()) == sizeof(T)) {
     const char* x = static_cast<const char*>((*a)->data());
     const char* y = static_cast<const char*>((*b)->data());
-    for (size_t i = 0; equal && i < (*a)->DataSize(); i += sizeof(T)) {
+    for (size_t i = 0; i < size; i += sizeof(T)) {
       T u, v;
       std::memcpy(&u, x + i, sizeof(T));
       std::memcpy(&v, y + i, sizeof(T));
-      equal = u == v;
+      if (!(u == v)) {
+        equal = false;
+        break;
+      }
     }
   }
   return std::pair<bool, RCReference<AsyncValue>>(equal,
