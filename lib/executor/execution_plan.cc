@@ -636,6 +636,13 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
   for (uint32_t reg : function.result_registers) {
     result_kernel_uses.push_back(value_uses[reg] - return_uses[reg]);
   }
+  shared_register.assign(num_registers, 0);
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    if (value_uses[reg] >= kSharedRegisterUses && return_uses[reg] == 0) {
+      shared_register[reg] = 1;
+      shared_registers.push_back(reg);
+    }
+  }
   // Who counts toward a node: a kernel outside the segments, or a head
   // (kernels after the head were ready when the head ran).
   auto counted = [&](uint32_t k) {

@@ -88,6 +88,15 @@ struct ExecutionPlan {
   // that which kernels use (the rest is the return's).
   std::vector<uint32_t> value_uses;
   std::vector<uint32_t> result_kernel_uses;
+  // Registers read by at least kSharedRegisterUses kernels outside their
+  // producer's segment and not returned (shared_register: per register).
+  // Their value keeps its reference to the end of the invocation instead of
+  // counting down one use per kernel: a value many kernels read would
+  // otherwise be one atomic count every kernel of a fan-out decrements,
+  // from every thread. Their remaining uses stay above 1, so a kernel never
+  // sees them as unique (docs/executor-semantics.md §3.5).
+  std::vector<uint8_t> shared_register;
+  std::vector<uint32_t> shared_registers;
 
   // Per function result: the first result returning the same register
   // (itself when no earlier one does). A register returned twice is one
@@ -257,6 +266,8 @@ struct ExecutionPlan {
 // runs in place, and how deep such calls nest. A step then runs at most
 // kMaxNestedKernels kernels between two looks at cancellation.
 inline constexpr int64_t kMaxNestedKernels = 64;
+// How many uses make a register shared (ExecutionPlan::shared_registers).
+inline constexpr uint32_t kSharedRegisterUses = 16;
 inline constexpr int kMaxCallNesting = 4;
 
 }  // namespace bef

@@ -623,6 +623,38 @@ TEST_P(SegmentTest, ConcurrentExecutionsWithPendingArguments) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// A value many kernels read (a shared register) keeps its reference to the
+// end of the execution instead of counting down per use: an argument and
+// an async kernel's result, each read by 40 async kernels, are released
+// exactly once when the execution ends (the argument's count returns to
+// one; ASan would report a leak or a double release).
+TEST_P(SegmentTest, SharedRegistersHoldTheirValueToTheEnd) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(0).AddArgument(one)
+                       .AddResult("i32");
+  uint32_t total = one;
+  for (int i = 0; i < 40; ++i) {
+    uint32_t a = f.AddKernel("tfrt_test.async_add.i32").AddArgument(0).AddArgument(later)
+                     .AddResult("i32");
+    total = Add(f, total, a);
+  }
+  f.Return({total});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_THAT(plan.shared_registers, UnorderedElementsAre(0u, later));
+  for (int run = 0; run < 20; ++run) {
+    AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(run);
+    Outcome outcome = RunBothWays(*program, {x.GetAsyncValue()});
+    EXPECT_THAT(outcome.results, ElementsAre(absl::StrCat(1 + 40 * (2 * run + 1))));
+    for (int i = 0; i < 1000 && x->NumRef() != 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(x->NumRef(), 1u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));
 
 // Straight line (execution_plan.h): a function of direct kernels runs as a

@@ -138,7 +138,9 @@ class Invocation {
         context_(&context),
         binding_template_(&program->kernel_binding()),
         attribute_pool_(binding_template_->attribute_pool),
-        policy_(policy) {
+        policy_(policy),
+        num_arguments_(plan->info->num_arguments),
+        num_shared_registers_(static_cast<uint32_t>(plan->shared_registers.size())) {
     // What every kernel's binding shares (the program's); RunKernel adds
     // the kernel's part.
     const FunctionInfo* info = info_;
@@ -147,7 +149,10 @@ class Invocation {
         registers_ + info->num_registers);
     payloads_ = reinterpret_cast<PayloadRegister*>(ready_counts_ +
                                                    ((info->kernels.size() + 1) & ~size_t{1}));
-    placeholder_results_ = reinterpret_cast<uint8_t*>(payloads_ + plan->segment_registers);
+    shared_registers_ = reinterpret_cast<uint32_t*>(payloads_ + plan->segment_registers);
+    std::memcpy(shared_registers_, plan->shared_registers.data(),
+                sizeof(uint32_t) * num_shared_registers_);
+    placeholder_results_ = reinterpret_cast<uint8_t*>(shared_registers_ + num_shared_registers_);
     std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
     // loader computed them: bulk stores, not a constructor per element.
@@ -158,7 +163,16 @@ class Invocation {
     std::memcpy(static_cast<void*>(ready_counts_), plan->initial_ready_counts.data(),
                 sizeof(uint32_t) * info->kernels.size());
   }
-  ~Invocation() = default;
+  // Drops the values of shared registers (ExecutionPlan::shared_registers),
+  // which hold their reference to the end. Reads only the invocation's own
+  // memory: the program may be gone by now (see DropRef).
+  ~Invocation() {
+    for (uint32_t i = 0; i < num_shared_registers_; ++i) {
+      const uint32_t reg = shared_registers_[i];
+      AsyncValue* value = registers_[reg].value;
+      if (value != nullptr && !IsBorrowedArgument(reg)) value->DropRef();
+    }
+  }
 
   // Layout: the invocation, the registers, the ready counts (4-byte
   // aligned: an even count keeps what follows 8-byte aligned), the
@@ -167,7 +181,8 @@ class Invocation {
     const FunctionInfo* info = plan->info;
     return sizeof(Invocation) + sizeof(Register) * info->num_registers +
            sizeof(std::atomic<uint32_t>) * ((info->kernels.size() + 1) & ~size_t{1}) +
-           sizeof(PayloadRegister) * plan->segment_registers + info->result_registers.size();
+           sizeof(PayloadRegister) * plan->segment_registers +
+           sizeof(uint32_t) * plan->shared_registers.size() + info->result_registers.size();
   }
 
   void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -248,8 +263,11 @@ class Invocation {
   }
 
   // `uses` uses of a register by kernels are over; the last drops its value
-  // (unless the register only borrows it).
+  // (unless the register only borrows it). A shared register's value stays
+  // to the end of the invocation: its uses are not counted down, so kernels
+  // on several threads never contend for its count.
   [[gnu::always_inline]] void ReleaseUse(uint32_t reg, uint32_t uses = 1) {
+    if (plan_->shared_register[reg]) return;
     Register& r = registers_[reg];
     if (Decrement(r.remaining_uses, uses) && !IsBorrowedArgument(reg)) r.value->DropRef();
   }
@@ -258,7 +276,7 @@ class Invocation {
   // alive, so their registers borrow them (two atomic reference-count
   // updates fewer per argument); BecomeConcurrent takes the references.
   bool IsBorrowedArgument(uint32_t reg) const {
-    return reg < info_->num_arguments && arguments_borrowed_;
+    return reg < num_arguments_ && arguments_borrowed_;
   }
 
   [[gnu::always_inline]] void DecrementUsers(ReadyQueue& queue, AsyncValue* value,
@@ -360,6 +378,10 @@ class Invocation {
   // The segments' payload registers (uninitialized; a segment writes a
   // register before anything reads it).
   PayloadRegister* payloads_;
+  // Copied from the plan, for the destructor.
+  const uint32_t num_arguments_;
+  const uint32_t num_shared_registers_;
+  uint32_t* shared_registers_;
 #ifndef NDEBUG
   const std::thread::id starting_thread_ = std::this_thread::get_id();
 #endif
