@@ -150,8 +150,10 @@ class Invocation {
     payloads_ = reinterpret_cast<PayloadRegister*>(ready_counts_ +
                                                    ((info->kernels.size() + 1) & ~size_t{1}));
     shared_registers_ = reinterpret_cast<uint32_t*>(payloads_ + plan->segment_registers);
-    std::memcpy(shared_registers_, plan->shared_registers.data(),
-                sizeof(uint32_t) * num_shared_registers_);
+    if (num_shared_registers_ > 0) {
+      std::memcpy(shared_registers_, plan->shared_registers.data(),
+                  sizeof(uint32_t) * num_shared_registers_);
+    }
     placeholder_results_ = reinterpret_cast<uint8_t*>(shared_registers_ + num_shared_registers_);
     std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
