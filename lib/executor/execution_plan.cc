@@ -29,11 +29,30 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     first_result_of_register.push_back(first);
   }
   PlanStraightLine(file);
-  PlanSegments(file);
-  LinkNestedCalls();
+  LinkNestedCalls(line, nested_calls, nested_line, nested_operands, nested_results);
+  file_ = file;
+  // A straight-line function takes the dataflow path rarely (a pending
+  // argument, a traced, cancelled or budgeted request): its segments are
+  // planned when it first does.
+  if (!straight_line) EnsureSegments();
 #ifndef NDEBUG
   CheckRegisterWindows();
 #endif
+}
+
+void ExecutionPlan::EnsureSegments() const {
+  std::call_once(segments_planned_, [this] {
+    // Before this, no execution read what it writes (dataflow executions
+    // wait here; straight-line runs read none of it).
+    auto* plan = const_cast<ExecutionPlan*>(this);
+    plan->PlanSegments(file_);
+    plan->LinkNestedCalls(plan->segment_line, plan->segment_nested_calls,
+                          plan->segment_nested_line, plan->segment_nested_operands,
+                          plan->segment_nested_results);
+#ifndef NDEBUG
+    CheckRegisterWindows();
+#endif
+  });
 }
 
 void ExecutionPlan::CheckRegisterWindows() const {
@@ -50,12 +69,15 @@ void ExecutionPlan::CheckRegisterWindows() const {
       }
     }
   };
-  const uint32_t nested_bound = std::max(line_registers, segment_registers);
   if (straight_line) check(line, line_operands, line_registers);
-  check(segment_line, segment_operands, segment_registers);
-  check(nested_line, nested_operands, nested_bound);
+  check(nested_line, nested_operands, line_registers);
   for (uint32_t reg : nested_results) {
-    BEF_DEBUG_CHECK(reg < nested_bound, "a nested call's result outside its window");
+    BEF_DEBUG_CHECK(reg < line_registers, "a nested call's result outside its window");
+  }
+  check(segment_line, segment_operands, segment_registers);
+  check(segment_nested_line, segment_nested_operands, segment_registers);
+  for (uint32_t reg : segment_nested_results) {
+    BEF_DEBUG_CHECK(reg < segment_registers, "a nested call's result outside its window");
   }
   for (const TryStep& step : try_steps) {
     for (uint32_t i = 0; i < step.num_results; ++i) {
@@ -94,7 +116,13 @@ class LinePlanner {
     int64_t kernels = 1;
   };
 
-  LinePlanner(ExecutionPlan& plan, const BefFile* file) : plan_(plan), file_(file) {
+  LinePlanner(ExecutionPlan& plan, const BefFile* file)
+      : plan_(plan),
+        file_(file),
+        nested_calls_(&plan.nested_calls),
+        nested_line_(&plan.nested_line),
+        nested_operands_(&plan.nested_operands),
+        nested_results_(&plan.nested_results) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kArgument;
@@ -105,7 +133,13 @@ class LinePlanner {
   // inputs (reads()).
   LinePlanner(ExecutionPlan& plan, const BefFile* file,
               const std::vector<uint32_t>* kernel_segment)
-      : plan_(plan), file_(file), kernel_segment_(kernel_segment) {
+      : plan_(plan),
+        file_(file),
+        nested_calls_(&plan.segment_nested_calls),
+        nested_line_(&plan.segment_nested_line),
+        nested_operands_(&plan.segment_nested_operands),
+        nested_results_(&plan.segment_nested_results),
+        kernel_segment_(kernel_segment) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kExternal;
@@ -265,18 +299,18 @@ class LinePlanner {
       branch_results[1] = branch_results[0];
     }
     // The results: of one payload type whichever callee ran.
-    call.sources[0] = static_cast<uint32_t>(plan_.nested_results.size());
-    for (uint32_t reg : branch_results[0]) plan_.nested_results.push_back(reg);
-    call.sources[1] = static_cast<uint32_t>(plan_.nested_results.size());
-    for (uint32_t reg : branch_results[1]) plan_.nested_results.push_back(reg);
-    call.destinations = static_cast<uint32_t>(plan_.nested_results.size());
+    call.sources[0] = static_cast<uint32_t>((*nested_results_).size());
+    for (uint32_t reg : branch_results[0]) (*nested_results_).push_back(reg);
+    call.sources[1] = static_cast<uint32_t>((*nested_results_).size());
+    for (uint32_t reg : branch_results[1]) (*nested_results_).push_back(reg);
+    call.destinations = static_cast<uint32_t>((*nested_results_).size());
     std::vector<Register> defined(num_results);
     for (uint32_t i = 0; i < num_results; ++i) {
       const Register& first = registers_[branch_results[0][i]];
       const Register& second = registers_[branch_results[1][i]];
       if (first.type != second.type) return std::nullopt;
       defined[i] = {producer, first.type, first.box != nullptr ? first.box : second.box};
-      plan_.nested_results.push_back(map[kernel.results()[i]]);
+      (*nested_results_).push_back(map[kernel.results()[i]]);
     }
     for (uint32_t i = 0; i < num_results; ++i) {
       registers_[map[kernel.results()[i]]] = defined[i];
@@ -288,8 +322,8 @@ class LinePlanner {
     step.line.run = conditional ? &RunNestedIf : &RunNestedCall;
     // The NestedCall's index until the plan's vectors are final (Link).
     step.line.attribute_offsets =
-        reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(plan_.nested_calls.size()));
-    plan_.nested_calls.push_back(call);
+        reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>((*nested_calls_).size()));
+    (*nested_calls_).push_back(call);
     step.kernels = 1 + most_kernels;
     if (conditional) known_kernel_count_ = false;
     return step;
@@ -297,7 +331,7 @@ class LinePlanner {
 
   // Plans `callee` as a nested line whose arguments are the line registers
   // `arguments` and whose other registers are a new window; appends its
-  // steps to plan_.nested_line at [*begin, *end) and returns the line
+  // steps to (*nested_line_) at [*begin, *end) and returns the line
   // registers of its results.
   std::optional<std::vector<uint32_t>> PlanNestedLine(const FunctionInfo& callee,
                                                       std::span<const uint32_t> arguments,
@@ -324,19 +358,25 @@ class LinePlanner {
       results.push_back(map[reg]);
     }
     // Appended whole, after the nested lines of its own calls.
-    const uint32_t operand_base = static_cast<uint32_t>(plan_.nested_operands.size());
-    plan_.nested_operands.insert(plan_.nested_operands.end(), operands.begin(), operands.end());
-    *begin = static_cast<uint32_t>(plan_.nested_line.size());
+    const uint32_t operand_base = static_cast<uint32_t>((*nested_operands_).size());
+    (*nested_operands_).insert((*nested_operands_).end(), operands.begin(), operands.end());
+    *begin = static_cast<uint32_t>((*nested_line_).size());
     for (ExecutionPlan::LineStep& step : steps) {
       step.first_operand += operand_base;
-      plan_.nested_line.push_back(step);
+      (*nested_line_).push_back(step);
     }
-    *end = static_cast<uint32_t>(plan_.nested_line.size());
+    *end = static_cast<uint32_t>((*nested_line_).size());
     return results;
   }
 
   ExecutionPlan& plan_;
   const BefFile* file_;
+  // Where nested lines go: the straight line's, or the segments' (planned
+  // later, while straight-line runs may read the former).
+  std::vector<ExecutionPlan::NestedCall>* nested_calls_;
+  std::vector<ExecutionPlan::LineStep>* nested_line_;
+  std::vector<uint32_t>* nested_operands_;
+  std::vector<uint32_t>* nested_results_;
   std::vector<Register> registers_;
   std::vector<bool> untyped_argument_read_;
   bool known_kernel_count_ = true;
@@ -475,24 +515,28 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   }
 }
 
-void ExecutionPlan::LinkNestedCalls() {
-  // The vectors are final: nested-call steps point at their NestedCall.
-  for (NestedCall& call : nested_calls) {
-    call.steps = nested_line.data();
-    call.operands = nested_operands.data();
-    call.registers = nested_results.data();
+void ExecutionPlan::LinkNestedCalls(std::vector<LineStep>& steps,
+                                    std::vector<NestedCall>& calls,
+                                    std::vector<LineStep>& nested,
+                                    const std::vector<uint32_t>& operands,
+                                    const std::vector<uint32_t>& results) {
+  // The vectors are final: nested-call steps point at their NestedCall,
+  // try steps at their TryStep.
+  for (NestedCall& call : calls) {
+    call.steps = nested.data();
+    call.operands = operands.data();
+    call.registers = results.data();
   }
   auto link = [&](LineStep& step) {
     auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
     if (IsNestedCallStep(step)) {
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&nested_calls[index]);
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&calls[index]);
     } else if (step.run == &RunTryStep) {
       step.attribute_offsets = reinterpret_cast<const uint32_t*>(&try_steps[index]);
     }
   };
-  for (LineStep& step : line) link(step);
-  for (LineStep& step : segment_line) link(step);
-  for (LineStep& step : nested_line) link(step);
+  for (LineStep& step : steps) link(step);
+  for (LineStep& step : nested) link(step);
 }
 
 void ExecutionPlan::PlanSegments(const BefFile* file) {

@@ -52,6 +52,7 @@
 #define BEF_LIB_EXECUTOR_EXECUTION_PLAN_H_
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "bef/host/kernel_registry.h"
@@ -251,12 +252,31 @@ struct ExecutionPlan {
   // Payload registers an invocation needs for its segments (the
   // function's and the windows of nested lines).
   uint32_t segment_registers = 0;
+  // The segments' nested lines (as nested_calls ... nested_results are the
+  // straight line's).
+  std::vector<NestedCall> segment_nested_calls;
+  std::vector<LineStep> segment_nested_line;
+  std::vector<uint32_t> segment_nested_operands;
+  std::vector<uint32_t> segment_nested_results;
+
+  // Plans the segments and everything the dataflow path reads (schedule,
+  // initial_ready_counts, value_uses, result_kernel_uses, shared
+  // registers, the segment_* vectors, head_of, register_*) once; every
+  // dataflow execution calls it first. Done by the constructor for
+  // functions that are not straight line, on the first dataflow execution
+  // for those that are.
+  void EnsureSegments() const;
 
  private:
   void PlanStraightLine(const BefFile* file);
   void PlanSegments(const BefFile* file);
-  // Points the function-call steps of every line at their NestedCall.
-  void LinkNestedCalls();
+  // Points the function-call steps of `steps` and `nested` at their
+  // NestedCall in `calls`, try steps at their TryStep.
+  void LinkNestedCalls(std::vector<LineStep>& steps, std::vector<NestedCall>& calls,
+                       std::vector<LineStep>& nested, const std::vector<uint32_t>& operands,
+                       const std::vector<uint32_t>& results);
+  const BefFile* file_ = nullptr;
+  mutable std::once_flag segments_planned_;
   // Debug builds: every step's registers lie inside the register file its
   // runner allocates (BEF_DEBUG_CHECK).
   void CheckRegisterWindows() const;

@@ -1024,9 +1024,12 @@ TEST_P(ExecutorTest, StraightLineRunsCallsInPlace) {
   const BefFile& file = program->file();
   ExecutionPlan calls_plan(**file.GetFunctionInfo(file.FindFunction("calls")->index), &file);
   ASSERT_TRUE(calls_plan.straight_line);
-  // Three for the straight line, three for the segment of the dataflow path.
-  EXPECT_EQ(calls_plan.nested_calls.size(), 6u);
+  EXPECT_EQ(calls_plan.nested_calls.size(), 3u);
+  // The dataflow path's segments: planned on its first use.
+  EXPECT_TRUE(calls_plan.segment_kernels.empty());
+  calls_plan.EnsureSegments();
   EXPECT_THAT(calls_plan.segment_kernels, UnorderedElementsAre(1, 2, 3));
+  EXPECT_EQ(calls_plan.segment_nested_calls.size(), 3u);
   EXPECT_EQ(calls_plan.line_kernels, 3 + 2 + 2 + 1);
   EXPECT_TRUE(calls_plan.line_kernels_known);
   ExecutionPlan branch_plan(**file.GetFunctionInfo(file.FindFunction("branch")->index), &file);

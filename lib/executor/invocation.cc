@@ -106,6 +106,7 @@ class Invocation {
  public:
   static Invocation* Create(const BefProgram* program, const ExecutionPlan* plan,
                             const ExecutionContext& context, const FastPathPolicy& policy) {
+    plan->EnsureSegments();
     size_t size = Size(plan);
     // Small invocations (loop bodies, calls) reuse per-thread free blocks.
     void* memory = internal::AllocateValueMemory(size);
