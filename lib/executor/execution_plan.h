@@ -17,7 +17,7 @@
 //   returns, decrement the users outside it, in used-by order, send other
 //   streams' kernels to the work queue) in the same order: the observable
 //   order of side effects is the dataflow path's, only cheaper. Kernels
-//   after the head are never scheduled on their own (their schedule's node
+//   after the head are never scheduled on their own (their schedule's `counted`
 //   is kNotCounted). What a segment produces stays a payload for the
 //   segments after it; a register a frame kernel reads or the function
 //   returns is boxed into a value. Everything a segment cannot take on the

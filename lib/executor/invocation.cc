@@ -4,14 +4,14 @@
 // file (one AsyncValue* per register, holding as many references as the
 // register has uses), the ready counts and the payload registers of the
 // segments. The pseudo kernel publishes the arguments; publishing a value
-// walks its producer's used-by list in the BEF image and decrements the
-// ready count of each user's *node* (execution_plan.h: the kernel itself,
-// or the segment it belongs to); nodes that reach zero go on a ready queue
-// and run inline (LIFO within the current stream), nodes of other streams
-// are enqueued to the work queue per stream. A published value that is not
-// yet available defers its users with AndThen. A segment runs its kernels
-// as one straight line on payload registers, and publishes what leaves it
-// when it ends (RunSegment).
+// walks its producer's used-by list in the BEF image and decrements each
+// user's ready count; users that reach zero go on a ready queue and run
+// inline (LIFO within the current stream), kernels of other streams are
+// enqueued to the work queue per stream. A published value that is not yet
+// available defers its users with AndThen. A segment (execution_plan.h)
+// runs when its head is ready: its kernels as one straight line on payload
+// registers, then what the dataflow path would do as each of them ends
+// (RunSegment); its other kernels keep no ready counts.
 //
 // Costs per kernel (docs/performance.md): no locks, no allocation besides
 // the result value, and no atomic read-modify-write while the invocation is
@@ -586,8 +586,8 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   const ExecutionPlan::Segment& segment = plan_->segments[s];
   const ExecutionPlan::SegmentInput* inputs =
       plan_->segment_inputs.data() + segment.first_input;
-  // Every input has arrived (the node's ready count counted them) and is
-  // available (DecrementUsers waits for that).
+  // Every input (an operand of the head) has arrived, as the head's ready
+  // count says, and is available (DecrementUsers waits for that).
   bool straight = policy_.DirectKernelsAllowed();
   for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
     const AsyncValue* value = registers_[inputs[i].reg].value;
