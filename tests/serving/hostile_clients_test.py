@@ -414,7 +414,14 @@ class MemoryTest(unittest.TestCase):
             lock = threading.Lock()
 
             def client():
-                answer = server.run("consume", body)
+                # Eight 16 MiB JSON bodies parse on two shared cores: under
+                # ASan that takes longer than the default 30 s a client
+                # waits; the bound is the join's below.
+                connection = server.connection(timeout=120)
+                try:
+                    answer = server.run("consume", body, connection)
+                finally:
+                    connection.close()
                 with lock:
                     answers.append(answer)
             threads = [threading.Thread(target=client) for _ in range(8)]
