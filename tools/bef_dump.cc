@@ -5,7 +5,8 @@
 // Reads any BEF file this project or TFRT writes; kernel names are shown,
 // not resolved, so files for other kernel sets can be inspected. Exit status
 // 1 when the file does not load (the error is printed with its section and
-// byte offset).
+// byte offset) or the dump cannot be written.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -40,6 +41,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string text = bef::DumpBefFile(**file, options);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  // Output that cannot be written (a full disk, a closed pipe) is an error,
+  // not a silent success.
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+      std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "%s: cannot write the dump: %s\n", argv[0], std::strerror(errno));
+    return 1;
+  }
   return 0;
 }

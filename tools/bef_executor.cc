@@ -327,5 +327,12 @@ class Driver {
 int main(int argc, char** argv) {
   bef::tools::RegisterTbbArenaPlugin();
   bef::Options options = bef::ParseOptions(argc, argv);
-  return bef::Driver(argv[0], std::move(options)).Run();
+  int status = bef::Driver(argv[0], std::move(options)).Run();
+  // Output that could not be written (a full disk, a closed pipe) is an
+  // error, not a silent success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "%s: cannot write standard output\n", argv[0]);
+    return status != 0 ? status : 1;
+  }
+  return status;
 }

@@ -6,11 +6,10 @@
 namespace bef {
 
 absl::StatusOr<std::unique_ptr<BefProgram>> BefProgram::Open(
-    HostContext* host, const std::string& path) {
-  BEF_ASSIGN_OR_RETURN(
-      std::unique_ptr<BefFile> file,
-      BefFile::Open(path, {.kernels = &host->kernel_registry(),
-                           .native_functions = &host->native_functions()}));
+    HostContext* host, const std::string& path, BefLoadOptions options) {
+  options.kernels = &host->kernel_registry();
+  options.native_functions = &host->native_functions();
+  BEF_ASSIGN_OR_RETURN(std::unique_ptr<BefFile> file, BefFile::Open(path, options));
   return Create(host, std::move(file));
 }
 

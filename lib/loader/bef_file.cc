@@ -13,6 +13,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bef/format/bef_encoding.h"
 #include "bef/format/bef_records.h"
 #include "bef/format/byte_reader.h"
 #include "bef/format/format_error.h"
@@ -73,21 +74,80 @@ struct BefFile::Storage {
 
 namespace {
 
-// The rest of `fd` (stdin, a pipe, a device), read to its end.
-absl::StatusOr<std::string> ReadAll(int fd, const std::string& name) {
+// Closes a file descriptor on every path out.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+absl::Status TooLarge(const std::string& name, uint64_t limit) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "input file '", name, "' is larger than ", limit,
+      " bytes, the limit of what is loaded (BefLoadOptions::max_file_bytes)"));
+}
+
+absl::Status ReadError(const std::string& name) {
+  return absl::DataLossError(
+      absl::StrCat("cannot read input file '", name, "': ", std::strerror(errno)));
+}
+
+// Reads up to `size` bytes at the start of `fd` into `buffer`; fewer when
+// the file ends sooner (it shrank since its size was taken).
+absl::StatusOr<size_t> ReadPrefix(int fd, uint8_t* buffer, size_t size,
+                                  const std::string& name) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, buffer + done, size - done, static_cast<off_t>(done));
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0) {
+      break;
+    } else if (errno != EINTR) {
+      return ReadError(name);
+    }
+  }
+  return done;
+}
+
+// The rest of `fd` (stdin, a pipe, a device), read to its end -- unless its
+// first bytes are not BEF's magic (then what came so far, which the loader
+// rejects, so `/dev/zero` fails at once) or it exceeds `limit` bytes.
+absl::StatusOr<std::string> ReadStream(int fd, const std::string& name, uint64_t limit) {
   std::string data;
   char buffer[65536];
   while (true) {
     ssize_t n = ::read(fd, buffer, sizeof(buffer));
     if (n > 0) {
       data.append(buffer, static_cast<size_t>(n));
+      if (data.size() > limit) return TooLarge(name, limit);
+      if (data.size() >= 2 && (static_cast<uint8_t>(data[0]) != kBefMagic1 ||
+                               static_cast<uint8_t>(data[1]) != kBefMagic2)) {
+        return data;
+      }
     } else if (n == 0) {
       return data;
     } else if (errno != EINTR) {
-      return absl::DataLossError(
-          absl::StrCat("cannot read input file '", name, "': ", std::strerror(errno)));
+      return ReadError(name);
     }
   }
+}
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
 }  // namespace
@@ -96,43 +156,63 @@ BefFile::~BefFile() = default;
 
 absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
                                                        BefLoadOptions options) {
-  if (path == "-") {
-    absl::StatusOr<std::string> data = ReadAll(STDIN_FILENO, "<stdin>");
+  auto from_stream = [&](int fd, const std::string& name)
+      -> absl::StatusOr<std::unique_ptr<BefFile>> {
+    absl::StatusOr<std::string> data = ReadStream(fd, name, options.max_file_bytes);
     if (!data.ok()) return data.status();
     return OpenBuffer({reinterpret_cast<const uint8_t*>(data->data()), data->size()},
-                      options, "<stdin>", /*copy=*/true);
+                      options, name, /*copy=*/true);
+  };
+  if (path == "-") {
+    if (options.regular_files_only) {
+      return absl::FailedPreconditionError(
+          "standard input is not a regular file; give a file name");
+    }
+    return from_stream(STDIN_FILENO, "<stdin>");
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  // Non-blocking: opening a FIFO without a writer returns at once.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) {
     return absl::NotFoundError(absl::StrCat("cannot open input file '", path,
                                             "': ", std::strerror(errno)));
   }
   struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    // Not a regular file (a pipe, a device): read it into memory.
-    absl::StatusOr<std::string> data = ReadAll(fd, path);
-    ::close(fd);
-    if (!data.ok()) return data.status();
-    return OpenBuffer({reinterpret_cast<const uint8_t*>(data->data()), data->size()},
-                      options, path, /*copy=*/true);
+  if (fstat(fd.get(), &info) != 0) return ReadError(path);
+  if (!S_ISREG(info.st_mode)) {
+    if (options.regular_files_only || S_ISDIR(info.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input file '", path, "' is ", FileKind(info.st_mode), ", not a regular file"));
+    }
+    // A pipe or a device, read as a stream (blocking: a FIFO waits for its
+    // writer, as `cat` would).
+    int flags = fcntl(fd.get(), F_GETFL);
+    if (flags >= 0) fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    return from_stream(fd.get(), path);
   }
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > options.max_file_bytes) return TooLarge(path, options.max_file_bytes);
   auto file = std::unique_ptr<BefFile>(new BefFile());
   file->name_ = path;
   file->storage_ = std::make_shared<Storage>();
   file->image_owner_ = file->storage_;
-  size_t size = static_cast<size_t>(info.st_size);
-  if (size > 0) {
-    void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (size > 0 && options.map_file) {
+    void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (mapping == MAP_FAILED) {
-      ::close(fd);
       return absl::InternalError(absl::StrCat("cannot map '", path,
                                               "': ", std::strerror(errno)));
     }
     file->storage_->mapping = mapping;
     file->storage_->mapping_size = size;
     file->image_ = {static_cast<const uint8_t*>(mapping), size};
+  } else if (size > 0) {
+    // The bytes become the program's own: whatever happens to the file
+    // from now on, the loaded program keeps what was read here.
+    file->storage_->copy.reset(new uint64_t[size / 8 + 1]);
+    auto* bytes = reinterpret_cast<uint8_t*>(file->storage_->copy.get());
+    absl::StatusOr<size_t> read = ReadPrefix(fd.get(), bytes, size, path);
+    if (!read.ok()) return read.status();
+    file->image_ = {bytes, *read};
   }
-  ::close(fd);
   BEF_RETURN_IF_ERROR(file->Load(options));
   return file;
 }

@@ -3,8 +3,10 @@
 // resolution, register type checks, and rejection of malformed records.
 #include "bef/loader/bef_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -260,6 +262,88 @@ TEST(BefFileTest, OpenMapsAFileAndCopiesUnalignedBuffers) {
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(),
               HasSubstr("No such file or directory"));
+}
+
+// What Open reads belongs to the BefFile: truncating, rewriting or removing
+// the file afterwards changes nothing the program sees (a mapping would
+// die of SIGBUS on the truncation's lost pages).
+TEST(BefFileTest, LoadedBytesSurviveTheFileChanging) {
+  std::vector<uint8_t> bytes = Program();
+  std::string path = ::testing::TempDir() + "/changing.bef";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  absl::StatusOr<std::unique_ptr<BefFile>> file = BefFile::Open(path, Resolving());
+  ASSERT_TRUE(file.ok()) << file.status();
+  // Same size, other bytes; then cut to nothing; then gone.
+  {
+    std::vector<uint8_t> garbage(bytes.size(), 0x5a);
+    std::ofstream(path, std::ios::binary | std::ios::in | std::ios::out)
+        .write(reinterpret_cast<const char*>(garbage.data()), garbage.size());
+  }
+  ASSERT_EQ(::truncate(path.c_str(), 0), 0);
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), (*file)->image().begin(),
+                         (*file)->image().end()));
+  const BefFunctionEntry* main = (*file)->FindFunction("main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_TRUE((*file)->GetFunctionInfo(main->index).ok());
+}
+
+TEST(BefFileTest, MapFileMapsTheFile) {
+  std::vector<uint8_t> bytes = Program();
+  std::string path = ::testing::TempDir() + "/mapped.bef";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  BefLoadOptions options = Resolving();
+  options.map_file = true;
+  absl::StatusOr<std::unique_ptr<BefFile>> file = BefFile::Open(path, options);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_NE((*file)->FindFunction("main"), nullptr);
+  EXPECT_EQ((*file)->image().size(), bytes.size());
+}
+
+TEST(BefFileTest, FilesThatAreNotRegular) {
+  // A FIFO without a writer: refused at once when only regular files are
+  // taken (never blocks opening it).
+  std::string fifo = ::testing::TempDir() + "/fifo.bef";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  BefLoadOptions regular = Resolving();
+  regular.regular_files_only = true;
+  absl::StatusOr<std::unique_ptr<BefFile>> refused = BefFile::Open(fifo, regular);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is a FIFO, not a regular file"));
+  EXPECT_EQ(BefFile::Open("-", regular).status().code(), absl::StatusCode::kFailedPrecondition);
+  std::remove(fifo.c_str());
+
+  // A directory is never a program.
+  absl::StatusOr<std::unique_ptr<BefFile>> directory = BefFile::Open(::testing::TempDir());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_THAT(directory.status().message(), HasSubstr("is a directory"));
+
+  // An endless device is read as a stream only until its first bytes show
+  // it is not BEF.
+  absl::StatusOr<std::unique_ptr<BefFile>> zeros = BefFile::Open("/dev/zero", Resolving());
+  ASSERT_FALSE(zeros.ok());
+  EXPECT_THAT(zeros.status().message(), HasSubstr("invalid BEF file header"));
+  EXPECT_EQ(BefFile::Open("/dev/zero", regular).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(BefFileTest, InputsOverTheSizeLimitAreNotRead) {
+  std::vector<uint8_t> bytes = Program();
+  std::string path = ::testing::TempDir() + "/limited.bef";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  BefLoadOptions options = Resolving();
+  options.max_file_bytes = bytes.size() - 1;
+  absl::StatusOr<std::unique_ptr<BefFile>> file = BefFile::Open(path, options);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(file.status().message(), HasSubstr("max_file_bytes"));
+  options.max_file_bytes = bytes.size();
+  EXPECT_TRUE(BefFile::Open(path, options).ok());
 }
 
 TEST(BefFileTest, UnknownKernel) {

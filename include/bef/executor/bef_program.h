@@ -55,9 +55,12 @@ namespace bef {
 
 class BefProgram {
  public:
-  // Loads `path` ("-": standard input) with `host`'s registries.
+  // Loads `path` ("-": standard input) with `host`'s registries; `options`
+  // says how the file is read (its registries are `host`'s, whatever it
+  // holds).
   static absl::StatusOr<std::unique_ptr<BefProgram>> Open(HostContext* host,
-                                                          const std::string& path);
+                                                          const std::string& path,
+                                                          BefLoadOptions options = {});
   static absl::StatusOr<std::unique_ptr<BefProgram>> FromBuffer(
       HostContext* host, std::span<const uint8_t> bytes, std::string name = "<buffer>");
   // Wraps an already loaded file. REQUIRES: it was loaded with `host`'s

@@ -6,8 +6,9 @@
 //   const BefFunctionEntry* main = (*file)->FindFunction("main");
 //   absl::StatusOr<const FunctionInfo*> info = (*file)->GetFunctionInfo(main->index);
 //
-// Open maps the file read-only (or copies a buffer into 8-aligned storage),
-// walks the sections, and verifies everything it will later trust: the
+// Open reads the file into memory the BefFile owns (or copies a buffer into
+// 8-aligned storage; BefLoadOptions::map_file maps it instead), walks the
+// sections, and verifies everything it will later trust: the
 // Kernels and Types tables (names resolved against the kernel registry), the
 // function index (kinds, record offsets, names, type indices; native
 // functions resolved), and the records of sync functions. It costs time
@@ -65,6 +66,24 @@ struct BefLoadOptions {
   // Check kernel operand/result register types against kernel signatures
   // when the RegisterTypes section is present.
   bool check_register_types = true;
+
+  // ---- How Open reads a file (docs/reliability.md, "Files").
+  // By default the bytes are read into memory the BefFile owns: the file
+  // may be rewritten, truncated or removed while the program runs, and the
+  // program keeps the bytes it loaded. With `map_file` a regular file is
+  // mapped read-only instead (no copy, pages shared with the page cache),
+  // which is only safe for a file nothing changes while it is loaded: a
+  // truncation makes the next read of a lost page kill the process with
+  // SIGBUS, an in-place rewrite changes the program under it.
+  bool map_file = false;
+  // Refuse what is not a regular file (FIFOs, devices, sockets, "-") with
+  // FAILED_PRECONDITION, without blocking on opening it: what a server
+  // loading files others may replace wants. Otherwise such inputs are read
+  // as a stream (the BEF magic first, so `/dev/zero` fails at once).
+  bool regular_files_only = false;
+  // The largest input read (a larger one fails with RESOURCE_EXHAUSTED
+  // before it is read); also bounds a stream that never ends.
+  uint64_t max_file_bytes = uint64_t{1} << 30;
 };
 
 // One FunctionIndex entry.
@@ -80,7 +99,7 @@ struct BefFunctionEntry {
 
 class BefFile : public LocationDecoder {
  public:
-  // Maps `path` ("-" reads standard input into memory).
+  // Loads `path` ("-": standard input) as `options` says.
   static absl::StatusOr<std::unique_ptr<BefFile>> Open(
       const std::string& path, BefLoadOptions options = {});
   // Loads from memory; copies into 8-aligned storage when `bytes` is not
