@@ -10,14 +10,17 @@
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
 //             [--write_timeout_secs=60] [--drain_secs=30] [--grpc_port=N]
+//             [--max_run_secs=300] [--max_model_bytes=1073741824]
 //
 // Endpoints: /v2/... (serving/inference_service.h), GET /healthz, GET
 // /metrics, and for a single file GET /v1/functions, POST
 // /v1/functions/NAME:run. Prints `bef_serve: listening on http://HOST:PORT` once it
-// accepts connections (--port=0 picks a free port). SIGTERM or SIGINT:
-// stops accepting, answers every request already received (for at most
-// --drain_secs), prints `bef_serve: stopped` and exits 0; during the load,
-// exits 0 at once.
+// accepts connections (--port=0 picks a free port; an IPv6 HOST is shown in
+// brackets). SIGTERM or SIGINT: stops accepting, answers every request
+// already received; runs still going after --drain_secs are cancelled
+// (answered 503 / UNAVAILABLE) and the process exits at most kStopGrace
+// later, printing `bef_serve: stopped`, status 0; during the load, exits 0
+// at once. Flags out of their range are refused at start-up (status 2).
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +29,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,9 +43,13 @@
 #include "tools/serving/http_server.h"
 #include "tools/serving/inference_service.h"
 #include "tools/serving/model_repository.h"
+#include "tools/serving/run_limits.h"
 
 namespace bef {
 namespace {
+
+// After the drain time, what cancelled runs get to answer and exit.
+constexpr absl::Duration kStopGrace = absl::Seconds(2);
 
 struct ServeOptions {
   serving::HttpServerOptions http;
@@ -52,7 +60,15 @@ struct ServeOptions {
   std::string model_repository;
   int grpc_port = -1;  // -1: no gRPC
   absl::Duration repository_poll;  // zero: no polling
+  // Shared by every run of the server (limits, the drain's stop).
+  std::unique_ptr<serving::RunLimits> limits = std::make_unique<serving::RunLimits>();
 };
+
+// "HOST:PORT", with an IPv6 literal in brackets.
+std::string HostPort(const std::string& host, int port) {
+  return host.find(':') != std::string::npos ? absl::StrCat("[", host, "]:", port)
+                                             : absl::StrCat(host, ":", port);
+}
 
 [[noreturn]] void Usage(const char* program, const std::string& problem) {
   std::fprintf(stderr,
@@ -60,7 +76,8 @@ struct ServeOptions {
                "[--threads=N] [--io_threads=N] [--max_connections=N] "
                "[--max_concurrent_requests=N] [--max_header_bytes=N] [--max_body_bytes=N] "
                "[--idle_timeout_secs=S] [--header_timeout_secs=S] [--body_timeout_secs=S] "
-               "[--write_timeout_secs=S] [--drain_secs=S] [--grpc_port=N] "
+               "[--write_timeout_secs=S] [--drain_secs=S] [--grpc_port=N] [--max_run_secs=S] "
+               "[--max_model_bytes=N] "
                "(--model_repository=DIR [--repository_poll_secs=S] | "
                "[--model_name=NAME] program.bef)\n",
                program, problem.c_str(), program);
@@ -84,33 +101,41 @@ ServeOptions ParseOptions(int argc, char** argv) {
     double seconds = 0;
     bool is_number = absl::SimpleAtoi(value, &number);
     bool is_seconds = absl::SimpleAtod(value, &seconds) && seconds > 0 && seconds < 1e7;
-    auto positive = [&](auto& field) {
-      if (!is_number || number <= 0) Usage(argv[0], "bad option " + arg);
+    // A whole number in [low, high]; anything else is refused with the range.
+    auto in_range = [&](auto& field, int64_t low, int64_t high) {
+      if (!is_number || number < low || number > high) {
+        Usage(argv[0], absl::StrCat("--", name, " must be a whole number from ", low, " to ", high,
+                                    ", not '", value, "'"));
+      }
       field = static_cast<std::remove_reference_t<decltype(field)>>(number);
     };
     auto duration = [&](absl::Duration& field) {
-      if (!is_seconds) Usage(argv[0], "bad option " + arg);
+      if (!is_seconds) {
+        Usage(argv[0], absl::StrCat("--", name, " must be a number of seconds above 0 and below "
+                                    "10000000, not '", value, "'"));
+      }
       field = absl::Seconds(seconds);
     };
     if (name == "host") {
+      if (value.empty()) Usage(argv[0], "--host must name an address");
       http.host = value;
     } else if (name == "port") {
-      if (!is_number || number < 0 || number > 65535) Usage(argv[0], "bad option " + arg);
-      http.port = static_cast<int>(number);
+      in_range(http.port, 0, 65535);
     } else if (name == "work_queue_type") {
       options.work_queue_type = value;
     } else if (name == "threads") {
-      positive(http.worker_threads);
+      in_range(http.worker_threads, 1, 1024);
     } else if (name == "io_threads") {
-      positive(http.io_threads);
+      in_range(http.io_threads, 1, 64);
     } else if (name == "max_connections") {
-      positive(http.max_connections);
+      in_range(http.max_connections, 1, 1000000);
     } else if (name == "max_concurrent_requests") {
-      positive(http.max_concurrent_requests);
+      in_range(http.max_concurrent_requests, 1, 100000);
     } else if (name == "max_header_bytes") {
-      positive(http.max_header_bytes);
+      in_range(http.max_header_bytes, 1024, 1 << 20);
     } else if (name == "max_body_bytes") {
-      positive(http.max_body_bytes);
+      // gRPC's message size is an int.
+      in_range(http.max_body_bytes, 1, std::numeric_limits<int>::max());
     } else if (name == "idle_timeout_secs") {
       duration(http.idle_timeout);
     } else if (name == "header_timeout_secs") {
@@ -122,8 +147,11 @@ ServeOptions ParseOptions(int argc, char** argv) {
     } else if (name == "drain_secs") {
       duration(options.drain);
     } else if (name == "grpc_port") {
-      if (!is_number || number < 0 || number > 65535) Usage(argv[0], "bad option " + arg);
-      options.grpc_port = static_cast<int>(number);
+      in_range(options.grpc_port, 0, 65535);
+    } else if (name == "max_run_secs") {
+      duration(options.limits->max_run_time);
+    } else if (name == "max_model_bytes") {
+      in_range(options.limits->max_model_bytes, 1, int64_t{1} << 40);
     } else if (name == "model_repository") {
       options.model_repository = value;
     } else if (name == "repository_poll_secs") {
@@ -160,7 +188,9 @@ class Lifecycle {
   // A stop signal arrived: during the load, exit at once; while serving,
   // begin the HTTP drain and shut gRPC down (this thread waits for gRPC's
   // calls in flight, for at most `drain`).
-  void OnStopSignal(absl::Duration drain) {
+  // Runs still going when the drain time ends are cancelled (`limits`);
+  // what they answer then gets kStopGrace to be written.
+  void OnStopSignal(absl::Duration drain, serving::RunLimits& limits) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (done_) return;
     if (http_ == nullptr) {
@@ -168,10 +198,12 @@ class Lifecycle {
       std::fflush(stdout);
       _exit(0);
     }
-    http_->Shutdown(drain);
+    absl::Time stop = absl::Now() + drain;
+    limits.StopAt(stop);
+    http_->Shutdown(drain + kStopGrace);
     grpc::Server* grpc = grpc_;
     lock.unlock();
-    if (grpc != nullptr) grpc->Shutdown(absl::ToChronoTime(absl::Now() + drain));
+    if (grpc != nullptr) grpc->Shutdown(absl::ToChronoTime(stop + kStopGrace));
   }
   void Serving(serving::HttpServer* http, grpc::Server* grpc) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -190,7 +222,7 @@ class Lifecycle {
   bool done_ = false;
 };
 
-int Serve(const ServeOptions& options) {
+int Serve(ServeOptions& options) {
   // Large request and response buffers come from mmap and go back to the
   // system when freed: a fixed threshold turns off glibc's adaptive one,
   // which after the first 16 MiB body would keep such buffers on the heap
@@ -210,7 +242,7 @@ int Serve(const ServeOptions& options) {
   std::thread signal_waiter([&lifecycle, &options, stop_signals] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
-    lifecycle.OnStopSignal(options.drain);
+    lifecycle.OnStopSignal(options.drain, *options.limits);
   });
   // Ends the signal thread: wakes it if no signal came; after a signal,
   // waits for it to finish shutting gRPC down.
@@ -234,15 +266,17 @@ int Serve(const ServeOptions& options) {
   std::unique_ptr<serving::ModelRepository> repository;
   if (!options.input.empty()) {
     absl::StatusOr<std::unique_ptr<BefService>> service =
-        BefService::Create(options.input, host->get());
+        BefService::Create(options.input, host->get(), options.limits.get());
     if (!service.ok()) {
       std::fprintf(stderr, "bef_serve: %s\n", std::string(service.status().message()).c_str());
       return finish(1);
     }
     v1 = std::move(*service);
-    repository = serving::ModelRepository::Single(host->get(), options.model_name, options.input);
+    repository = serving::ModelRepository::Single(host->get(), options.model_name, options.input,
+                                                  options.limits.get());
   } else {
-    repository = std::make_unique<serving::ModelRepository>(host->get(), options.model_repository);
+    repository = std::make_unique<serving::ModelRepository>(host->get(), options.model_repository,
+                                                            options.limits.get());
     repository->LoadAll();
     for (const serving::VersionState& state : repository->Index()) {
       if (state.state != "READY") {
@@ -261,10 +295,12 @@ int Serve(const ServeOptions& options) {
                       return serving::HttpResponse{200, "text/plain", "ok\n", {}};
                     }});
   routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
-                    [&metrics, &inference](serving::HttpRequest&) {
+                    [&metrics, &inference, &options](serving::HttpRequest&) {
                       return serving::HttpResponse{
                           200, "text/plain; version=0.0.4",
-                          metrics.ToPrometheusText() + inference.MetricsText(), {}};
+                          metrics.ToPrometheusText(options.limits->cancelled()) +
+                              inference.MetricsText(),
+                          {}};
                     }});
   if (v1) {
     BefService& bef = *v1;
@@ -272,7 +308,16 @@ int Serve(const ServeOptions& options) {
                       [&bef](serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
     routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
                       [&bef](serving::HttpRequest& request) {
-                        return ToHttp(bef.Run(request.captures[0], request.body));
+                        // A client that closes its connection cancels its run.
+                        std::shared_ptr<const std::atomic<bool>> gone = request.client_gone;
+                        return ToHttp(bef.Run(request.captures[0], request.body,
+                                              [gone]() -> absl::Status {
+                                                if (gone && gone->load()) {
+                                                  return absl::CancelledError(
+                                                      "the client closed the connection");
+                                                }
+                                                return absl::OkStatus();
+                                              }));
                       }});
   }
   auto refuse = [&metrics](int status, std::string_view message) {
@@ -296,29 +341,33 @@ int Serve(const ServeOptions& options) {
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   if (options.grpc_port >= 0) {
-    grpc_service = std::make_unique<serving::GrpcInferenceService>(repository.get(), host->get());
+    grpc_service = std::make_unique<serving::GrpcInferenceService>(
+        repository.get(), host->get(), options.http.max_concurrent_requests);
     grpc::ResourceQuota quota("bef_serve");
     // gRPC's synchronous server holds a thread per call in progress (and a
-    // few to poll): at most --max_concurrent_requests calls run; beyond
-    // that gRPC answers RESOURCE_EXHAUSTED.
-    quota.SetMaxThreads(static_cast<int>(options.http.max_concurrent_requests) + 8);
+    // few to poll). The service itself admits at most
+    // --max_concurrent_requests inference calls; the quota leaves room for
+    // health and metadata calls beside them and bounds threads only against
+    // a flood.
+    quota.SetMaxThreads(static_cast<int>(options.http.max_concurrent_requests) + 64);
     grpc::ServerBuilder builder;
     builder.SetResourceQuota(quota);
     builder.SetMaxReceiveMessageSize(static_cast<int>(options.http.max_body_bytes));
-    builder.AddListeningPort(absl::StrCat(options.http.host, ":", options.grpc_port),
+    builder.AddListeningPort(HostPort(options.http.host, options.grpc_port),
                              grpc::InsecureServerCredentials(), &grpc_port);
     builder.RegisterService(grpc_service.get());
     grpc_server = builder.BuildAndStart();
     if (grpc_server == nullptr || grpc_port == 0) {
-      std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s:%d\n", options.http.host.c_str(),
-                   options.grpc_port);
+      std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s\n",
+                   HostPort(options.http.host, options.grpc_port).c_str());
       return finish(1);
     }
   }
   lifecycle.Serving(&server, grpc_server.get());
-  std::printf("bef_serve: listening on http://%s:%d\n", options.http.host.c_str(), *port);
+  std::printf("bef_serve: listening on http://%s\n", HostPort(options.http.host, *port).c_str());
   if (grpc_server) {
-    std::printf("bef_serve: grpc listening on %s:%d\n", options.http.host.c_str(), grpc_port);
+    std::printf("bef_serve: grpc listening on %s\n",
+                HostPort(options.http.host, grpc_port).c_str());
   }
   std::fflush(stdout);
   // Repository changes are looked for every --repository_poll_secs.
@@ -366,4 +415,7 @@ int Serve(const ServeOptions& options) {
 }  // namespace
 }  // namespace bef
 
-int main(int argc, char** argv) { return bef::Serve(bef::ParseOptions(argc, argv)); }
+int main(int argc, char** argv) {
+  bef::ServeOptions options = bef::ParseOptions(argc, argv);
+  return bef::Serve(options);
+}

@@ -27,8 +27,6 @@
 namespace bef {
 namespace {
 
-using serving::WaitForAll;
-
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -58,10 +56,13 @@ absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
 }
 
 absl::StatusOr<std::unique_ptr<BefService>> BefService::Create(const std::string& path,
-                                                               HostContext* host) {
+                                                               HostContext* host,
+                                                               serving::RunLimits* limits) {
   auto service = std::unique_ptr<BefService>(new BefService());
   service->host_ = host;
-  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(host, path);
+  service->limits_ = limits;
+  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(
+      host, path, {.regular_files_only = true, .max_file_bytes = limits->max_model_bytes});
   if (!program.ok()) return program.status();
   service->program_ = std::move(*program);
   service->resources_ = std::make_unique<ResourceContext>();
@@ -93,7 +94,8 @@ ServiceResponse BefService::ListFunctions() const {
   return {200, DumpJson(Json{{"functions", std::move(functions)}})};
 }
 
-ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
+ServiceResponse BefService::Run(std::string_view name, std::string_view body,
+                                const serving::StopCheck& stop) {
   metrics_.requests.fetch_add(1, std::memory_order_relaxed);
   auto bad = [&](int status, std::string_view code, std::string_view message) {
     metrics_.bad_requests.fetch_add(1, std::memory_order_relaxed);
@@ -113,15 +115,12 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
   RCReference<RequestContext> request_context = RequestContext::Create(
       host_, resources_.get(), next_request_id_.fetch_add(1));
-  if (deadline) request_context->SetDeadline(absl::Now() + *deadline);
   std::vector<AsyncValue*> argument_values;
   for (auto& argument : arguments) argument_values.push_back(argument.get());
   std::vector<RCReference<AsyncValue>> results(function->num_results());
-  {
-    ExecutionContext context(request_context);
-    function->Execute(context, argument_values, results);
-  }
-  WaitForAll(results);
+  limits_->Run(*function, *request_context, argument_values, results,
+               deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
+               stop);
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   metrics_.ObserveLatency(NowNanos() - start);
 
@@ -130,10 +129,11 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
     AsyncValue* value = results[i].get();
     if (value->IsError()) {
       const ErrorInfo& error = value->GetErrorInfo();
+      // (Cancellations are counted by WaitForRun.)
       bool cancelled = error.status.code() == absl::StatusCode::kDeadlineExceeded ||
-                       error.status.code() == absl::StatusCode::kCancelled;
-      (cancelled ? metrics_.cancelled : metrics_.runtime_errors)
-          .fetch_add(1, std::memory_order_relaxed);
+                       error.status.code() == absl::StatusCode::kCancelled ||
+                       error.status.code() == absl::StatusCode::kUnavailable;
+      if (!cancelled) metrics_.runtime_errors.fetch_add(1, std::memory_order_relaxed);
       Json body = {{"code", absl::StatusCodeToString(error.status.code())},
                    {"message", std::string(error.status.message())},
                    {"result", i}};
@@ -142,6 +142,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body) {
       }
       int status = error.status.code() == absl::StatusCode::kDeadlineExceeded ? 504
                    : error.status.code() == absl::StatusCode::kCancelled       ? 499
+                   : error.status.code() == absl::StatusCode::kUnavailable     ? 503
                                                                                : 500;
       return {status, DumpJson(Json{{"error", std::move(body)}})};
     }

@@ -23,6 +23,7 @@
 #include "bef/executor/bef_program.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_context.h"
+#include "tools/serving/run_limits.h"
 #include "tools/serving/service_metrics.h"
 
 namespace bef {
@@ -34,17 +35,20 @@ struct ServiceResponse {
 
 class BefService {
  public:
-  // Loads `path` on `host` (which outlives the service).
+  // Loads `path` on `host`; both `host` and `limits` outlive the service.
   static absl::StatusOr<std::unique_ptr<BefService>> Create(const std::string& path,
-                                                            HostContext* host);
+                                                            HostContext* host,
+                                                            serving::RunLimits* limits);
   ~BefService();
 
   // GET /v1/functions: {"functions": [{"name", "arguments", "results"}]}
   // (named BEF functions; the types as BEF names them).
   ServiceResponse ListFunctions() const;
   // POST /v1/functions/NAME:run with `body` = {"args": [...],
-  // "deadline_ms": optional positive number}.
-  ServiceResponse Run(std::string_view name, std::string_view body);
+  // "deadline_ms": optional positive number}; ended early as
+  // serving::WaitForRun says (the limits, `stop`).
+  ServiceResponse Run(std::string_view name, std::string_view body,
+                      const serving::StopCheck& stop = {});
 
   ServiceMetrics& metrics() { return metrics_; }
   // Waits for work the runtime still has queued.
@@ -53,6 +57,7 @@ class BefService {
  private:
   BefService() = default;
   HostContext* host_ = nullptr;
+  serving::RunLimits* limits_ = nullptr;
   std::unique_ptr<BefProgram> program_;
   std::unique_ptr<ResourceContext> resources_;
   std::atomic<int64_t> next_request_id_{1};

@@ -185,6 +185,16 @@ grpc::Status GrpcInferenceService::ModelMetadata(grpc::ServerContext*,
 grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
                                               const inference::ModelInferRequest* request,
                                               inference::ModelInferResponse* response) {
+  // Admission: health and metadata calls never wait behind runs.
+  struct Admission {
+    std::atomic<size_t>& count;
+    ~Admission() { count.fetch_sub(1, std::memory_order_acq_rel); }
+  } admission{infers_in_progress_};
+  if (infers_in_progress_.fetch_add(1, std::memory_order_acq_rel) >= max_concurrent_infers_) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("the server is at its limit of ", max_concurrent_infers_,
+                                     " concurrent inference calls; try again"));
+  }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->model_name(), request->model_version());
   if (!found.ok()) return ToGrpc(found.status());
@@ -257,7 +267,12 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     if (!deadline || client < *deadline) deadline = client;
   }
 
-  LoadedModel::Outcome outcome = model.Run(std::move(inputs), deadline);
+  // A cancelled call (client gone, deadline, server shutdown) cancels the run.
+  LoadedModel::Outcome outcome =
+      model.Run(std::move(inputs), deadline, [context]() -> absl::Status {
+        if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
+        return absl::OkStatus();
+      });
   if (!outcome.error.ok()) {
     std::string message(outcome.error.message());
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");

@@ -6,10 +6,16 @@
 // (`grpc-timeout`) or its `timeout_ms` parameter cancels the run.
 //
 // gRPC's synchronous server runs the handlers on its own threads, one per
-// call in progress, bounded by a resource quota (bef_serve
-// --max_concurrent_requests).
+// call in progress. At most `max_concurrent_infers` ModelInfer calls run at
+// once (bef_serve --max_concurrent_requests); the next is answered
+// RESOURCE_EXHAUSTED at once, while health and metadata calls, which never
+// run a program, are always answered. A cancelled call (the client went
+// away, its deadline passed, the server shut down) cancels its run.
 #ifndef BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
 #define BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
+
+#include <atomic>
+#include <cstddef>
 
 #include "bef/host/host_context.h"
 #include "tools/serving/grpc_predict_v2.grpc.pb.h"
@@ -20,8 +26,9 @@ namespace bef::serving {
 class GrpcInferenceService final : public inference::GRPCInferenceService::Service {
  public:
   // Both outlive the service.
-  GrpcInferenceService(ModelRepository* repository, HostContext* host)
-      : repository_(repository), host_(host) {}
+  GrpcInferenceService(ModelRepository* repository, HostContext* host,
+                       size_t max_concurrent_infers)
+      : repository_(repository), host_(host), max_concurrent_infers_(max_concurrent_infers) {}
 
   grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
                           inference::ServerLiveResponse* response) override;
@@ -39,6 +46,8 @@ class GrpcInferenceService final : public inference::GRPCInferenceService::Servi
  private:
   ModelRepository* repository_;
   HostContext* host_;
+  const size_t max_concurrent_infers_;
+  std::atomic<size_t> infers_in_progress_{0};
 };
 
 }  // namespace bef::serving

@@ -415,6 +415,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (route_->work == RouteWork::kInline) {
       return Respond(route_->handler(request_));
     }
+    request_.client_gone = std::make_shared<std::atomic<bool>>(false);
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
       self->request_.body = std::string();  // freed before the response is written
@@ -424,6 +425,29 @@ class Session : public std::enable_shared_from_this<Session> {
                   self->Respond(std::move(response));
                 });
     });
+    WatchForDisconnect();
+  }
+
+  // While a worker handles the request, waits for the socket to become
+  // readable: readable with nothing to read is the client's end of stream
+  // (it closed, or shut down its sending side, which nginx takes as gone
+  // too) or a failed socket, and sets client_gone. Bytes to read (a
+  // pipelined request) end the watch: they belong to the next request.
+  void WatchForDisconnect() {
+    if (buffer_.size() > 0) return;
+    stream_.expires_never();
+    watching_ = true;
+    stream_.socket().async_wait(
+        tcp::socket::wait_read,
+        [self = shared_from_this(), gone = request_.client_gone](beast::error_code error) {
+          self->watching_ = false;
+          if (error == net::error::operation_aborted || self->state_ != State::kHandling) return;
+          beast::error_code available_error;
+          size_t available = self->stream_.socket().available(available_error);
+          if (error || available_error || available == 0) {
+            gone->store(true, std::memory_order_release);
+          }
+        });
   }
 
   void ReleaseAdmission() {
@@ -462,6 +486,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void Respond(HttpResponse answer) {
     if (state_ == State::kClosed) return;
     state_ = State::kWriting;
+    request_.client_gone.reset();
+    if (watching_) {
+      // The disconnect watch is the only operation pending on the socket.
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);
+      watching_ = false;
+    }
     request_.body = std::string();
     if (server_.draining()) close_after_response_ = true;
     bool keep_alive = keep_alive_ && !close_after_response_;
@@ -517,6 +548,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool close_after_response_ = false;
   bool admitted_ = false;
   bool linger_ = false;
+  bool watching_ = false;  // WatchForDisconnect's wait is pending
 };
 
 }  // namespace

@@ -20,7 +20,9 @@
 //   All of these answer at once, with `Connection: close`.
 // - Handlers of `RouteWork::kWorker` routes run on a pool of worker
 //   threads; at most `max_concurrent_requests` such requests are queued or
-//   running, the next gets 503 at once.
+//   running, the next gets 503 at once. While a worker handles a request,
+//   the connection is watched: a client that closes it (or resets it) sets
+//   HttpRequest::client_gone.
 // - Shutdown(drain): the listener closes, connections waiting for a
 //   request close, every request already received is answered (then its
 //   connection closes), for at most `drain`; Run() then returns.
@@ -30,6 +32,7 @@
 #ifndef BEF_TOOLS_SERVING_HTTP_SERVER_H_
 #define BEF_TOOLS_SERVING_HTTP_SERVER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -66,6 +69,10 @@ struct HttpRequest {
   // Header fields, names in lower case, in the order received.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // handlers may take it
+  // For kWorker routes: becomes true when the client closes its connection
+  // (or it fails) while the handler runs; handlers of long requests look
+  // at it to stop early. Null for kInline routes.
+  std::shared_ptr<std::atomic<bool>> client_gone;
 
   // The first field named `name` (lower case), or null.
   const std::string* Header(std::string_view name) const {

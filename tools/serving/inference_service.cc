@@ -71,7 +71,9 @@ std::vector<Route> InferenceService::Routes() {
   add("POST", "/v2/models/*/versions/*/infer", RouteWork::kWorker, [this](HttpRequest& request) {
     return Infer(request, request.captures[0], request.captures[1]);
   });
-  add("POST", "/v2/repository/index", RouteWork::kWorker, [this](HttpRequest&) {
+  // The index reads the repository's state only (no file I/O): answered on
+  // the I/O thread, never queued behind runs or loads.
+  add("POST", "/v2/repository/index", RouteWork::kInline, [this](HttpRequest&) {
     Json index = Json::array();
     for (const VersionState& state : repository_->Index()) {
       Json entry = {{"name", state.model}, {"state", state.state}, {"reason", state.reason}};
@@ -132,12 +134,21 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
 
   std::optional<absl::Time> deadline;
   if (decoded->timeout) deadline = absl::Now() + *decoded->timeout;
-  LoadedModel::Outcome outcome = model.Run(std::move(decoded->inputs), deadline);
+  // A client that closes its connection cancels its run.
+  std::shared_ptr<const std::atomic<bool>> client_gone = request.client_gone;
+  LoadedModel::Outcome outcome =
+      model.Run(std::move(decoded->inputs), deadline, [client_gone]() -> absl::Status {
+        if (client_gone && client_gone->load(std::memory_order_acquire)) {
+          return absl::CancelledError("the client closed the connection");
+        }
+        return absl::OkStatus();
+      });
   if (!outcome.error.ok()) {
     std::string message(outcome.error.message());
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
     int status = outcome.error.code() == absl::StatusCode::kDeadlineExceeded ? 504
                  : outcome.error.code() == absl::StatusCode::kCancelled       ? 499
+                 : outcome.error.code() == absl::StatusCode::kUnavailable     ? 503
                                                                               : 500;
     return finish(Error(status, message));
   }

@@ -1,12 +1,13 @@
 #include "tools/serving/model_repository.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +41,43 @@ int64_t ModifiedNanos(const std::string& path) {
   return static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
 }
 
+// The contents of `path` if it is a regular file of at most `limit` bytes:
+// opened without blocking (a FIFO is refused, never waited on).
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  }
+  struct stat info;
+  absl::Status status;
+  std::string text;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    status = absl::FailedPreconditionError(absl::StrCat(path, " is not a regular file"));
+  } else if (static_cast<uint64_t>(info.st_size) > limit) {
+    status = absl::FailedPreconditionError(
+        absl::StrCat(path, " is larger than ", limit, " bytes"));
+  } else {
+    text.resize(static_cast<size_t>(info.st_size));
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+      } else if (n == 0) {
+        break;
+      } else if (errno != EINTR) {
+        status = absl::DataLossError(absl::StrCat("cannot read ", path, ": ",
+                                                  std::strerror(errno)));
+        break;
+      }
+    }
+    text.resize(done);
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return text;
+}
+
 absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::string& what) {
   if (!json.is_object()) return absl::InvalidArgumentError(what + " must be an object");
   ModelConfig::Tensor tensor;
@@ -65,24 +103,6 @@ absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::st
 }
 
 }  // namespace
-
-void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
-  struct Latch {
-    std::mutex mutex;
-    std::condition_variable done;
-    size_t pending;
-  };
-  auto latch = std::make_shared<Latch>();
-  latch->pending = values.size();
-  for (const RCReference<AsyncValue>& value : values) {
-    value->AndThen([latch] {
-      std::lock_guard<std::mutex> lock(latch->mutex);
-      if (--latch->pending == 0) latch->done.notify_all();
-    });
-  }
-  std::unique_lock<std::mutex> lock(latch->mutex);
-  latch->done.wait(lock, [&] { return latch->pending == 0; });
-}
 
 // --- ModelConfig ---
 
@@ -161,11 +181,16 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
                                                                std::string name,
                                                                int64_t version,
                                                                const std::string& path,
-                                                               const ModelConfig& config) {
-  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(host, path);
+                                                               const ModelConfig& config,
+                                                               RunLimits* limits) {
+  // A private copy of the file's bytes, read without blocking on what is
+  // not a regular file (BefLoadOptions).
+  absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(
+      host, path, {.regular_files_only = true, .max_file_bytes = limits->max_model_bytes});
   if (!program.ok()) return program.status();
   std::shared_ptr<LoadedModel> model(new LoadedModel());
   model->host_ = host;
+  model->limits_ = limits;
   model->name_ = std::move(name);
   model->version_ = version;
   model->path_ = path;
@@ -253,7 +278,9 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
 LoadedModel::~LoadedModel() = default;
 
 LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> inputs,
-                                      std::optional<absl::Time> deadline) const {
+                                      std::optional<absl::Time> deadline,
+                                      const StopCheck& stop) const {
+  Outcome outcome;
   std::vector<RCReference<AsyncValue>> arguments;
   arguments.reserve(entry_->num_arguments());
   size_t next_input = 0;
@@ -274,15 +301,9 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
   // executor keeps the request while any of its work is queued), so an
   // unload or a reload never frees the program under it.
   request->SetData<std::shared_ptr<const LoadedModel>>(shared_from_this());
-  if (deadline) request->SetDeadline(*deadline);
   std::vector<RCReference<AsyncValue>> results(entry_->num_results());
-  {
-    ExecutionContext context(std::move(request));
-    entry_->Execute(context, argument_values, results);
-  }
-  WaitForAll(results);
+  limits_->Run(*entry_, *request, argument_values, results, deadline, stop);
 
-  Outcome outcome;
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i]->IsError()) {
       const ErrorInfo& error = results[i]->GetErrorInfo();
@@ -301,18 +322,19 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
 
 // --- ModelRepository ---
 
-ModelRepository::ModelRepository(HostContext* host, std::string root)
-    : host_(host), root_(std::move(root)) {}
+ModelRepository::ModelRepository(HostContext* host, std::string root, RunLimits* limits)
+    : host_(host), root_(std::move(root)), limits_(limits) {}
 
 std::unique_ptr<ModelRepository> ModelRepository::Single(HostContext* host,
                                                          const std::string& name,
-                                                         const std::string& bef_path) {
-  auto repository = std::make_unique<ModelRepository>(host, "");
+                                                         const std::string& bef_path,
+                                                         RunLimits* limits) {
+  auto repository = std::make_unique<ModelRepository>(host, "", limits);
   Version version;
   version.path = bef_path;
   version.modified_nanos = ModifiedNanos(bef_path);
   absl::StatusOr<std::shared_ptr<LoadedModel>> loaded =
-      LoadedModel::Load(host, name, 1, bef_path, ModelConfig());
+      LoadedModel::Load(host, name, 1, bef_path, ModelConfig(), limits);
   if (loaded.ok()) {
     version.loaded = std::move(*loaded);
     version.state = "READY";
@@ -350,10 +372,9 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
   std::string config_path = directory + "/config.json";
   absl::Status config_status;
   if (std::filesystem::exists(config_path, error)) {
-    std::ifstream file(config_path);
-    std::stringstream text;
-    text << file.rdbuf();
-    absl::StatusOr<ModelConfig> parsed = ModelConfig::Parse(text.str());
+    absl::StatusOr<std::string> text = ReadRegularFile(config_path, limits_->max_config_bytes);
+    absl::StatusOr<ModelConfig> parsed =
+        text.ok() ? ModelConfig::Parse(*text) : absl::StatusOr<ModelConfig>(text.status());
     if (parsed.ok()) {
       config = std::move(*parsed);
     } else {
@@ -388,7 +409,7 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
       continue;  // unchanged
     }
     absl::StatusOr<std::shared_ptr<LoadedModel>> loaded =
-        config_status.ok() ? LoadedModel::Load(host_, model, number, path, config)
+        config_status.ok() ? LoadedModel::Load(host_, model, number, path, config, limits_)
                            : absl::StatusOr<std::shared_ptr<LoadedModel>>(config_status);
     if (loaded.ok()) {
       version.loaded = std::move(*loaded);

@@ -13,6 +13,12 @@
 // string tensor whose datatype and shape the config may fix (otherwise any
 // datatype, shape [-1]). Chain arguments are supplied by the server.
 //
+// Files: config.json and model.bef must be regular files (a FIFO, a device
+// or a symlink to one is refused without blocking), within RunLimits'
+// sizes; a loaded version owns the bytes it read (BefFile), so the file may
+// be rewritten, truncated or removed while it serves: a changed file
+// matters at the next load (or poll), never to the version loaded.
+//
 // Loaded versions are reference-counted (`std::shared_ptr<const
 // LoadedModel>`): a request holds the version it started on until its last
 // kernel has run, so loading, unloading or a repository change never pulls
@@ -41,13 +47,10 @@
 #include "bef/executor/bef_program.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_context.h"
+#include "tools/serving/run_limits.h"
 #include "tools/serving/service_metrics.h"
 
 namespace bef::serving {
-
-// Blocks until every value is available (from any thread, without running
-// the host's work: the work queue's threads do).
-void WaitForAll(std::span<const RCReference<AsyncValue>> values);
 
 // One input or output of a model as the Open Inference Protocol describes
 // it.
@@ -85,10 +88,12 @@ struct ModelConfig {
 // A loaded version of a model.
 class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
  public:
+  // `limits` outlives the version.
   static absl::StatusOr<std::shared_ptr<LoadedModel>> Load(HostContext* host,
                                                            std::string name, int64_t version,
                                                            const std::string& path,
-                                                           const ModelConfig& config);
+                                                           const ModelConfig& config,
+                                                           RunLimits* limits);
   ~LoadedModel();
 
   const std::string& name() const { return name_; }
@@ -99,21 +104,24 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   ModelMetrics& metrics() const { return *metrics_; }
 
   // Runs the entry function on `inputs` (one value per input, in inputs()
-  // order), cancelled at `deadline` if given; the outputs, in outputs()
-  // order, or the first error of a result (its status; `location` gets the
-  // kernel's source location when the program has one).
+  // order) until it ends, its deadline (`deadline` capped by the limits'
+  // max_run_time) passes, `stop` says so or the server stops (run_limits.h);
+  // the outputs, in outputs() order, or the first error of a result (its
+  // status; `location` gets the kernel's source location when the program
+  // has one).
   struct Outcome {
     std::vector<RCReference<AsyncValue>> outputs;
     absl::Status error;
     std::string location;
   };
-  Outcome Run(std::vector<RCReference<AsyncValue>> inputs,
-              std::optional<absl::Time> deadline) const;
+  Outcome Run(std::vector<RCReference<AsyncValue>> inputs, std::optional<absl::Time> deadline,
+              const StopCheck& stop = {}) const;
 
  private:
   LoadedModel() = default;
 
   HostContext* host_ = nullptr;
+  RunLimits* limits_ = nullptr;
   std::string name_;
   int64_t version_ = 0;
   std::string path_;
@@ -135,11 +143,12 @@ struct VersionState {
 class ModelRepository {
  public:
   // A repository of directory `root` (an empty `root` with a single file:
-  // see Single).
-  ModelRepository(HostContext* host, std::string root);
+  // see Single). `host` and `limits` outlive it.
+  ModelRepository(HostContext* host, std::string root, RunLimits* limits);
   // One model `name`, version 1, from `bef_path`, with the default config.
   static std::unique_ptr<ModelRepository> Single(HostContext* host, const std::string& name,
-                                                 const std::string& bef_path);
+                                                 const std::string& bef_path,
+                                                 RunLimits* limits);
 
   // Loads every model of the repository (Scan of each model directory).
   void LoadAll();
@@ -183,6 +192,7 @@ class ModelRepository {
 
   HostContext* host_;
   std::string root_;
+  RunLimits* limits_;
   mutable std::mutex mutex_;
   std::map<std::string, Model> models_;
   std::mutex load_mutex_;  // one load or poll at a time

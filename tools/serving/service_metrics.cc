@@ -41,7 +41,7 @@ void Family(std::string* text, const char* name, const char* type, const char* h
 
 }  // namespace
 
-std::string ServiceMetrics::ToPrometheusText() const {
+std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs) const {
   std::string text;
   auto counter = [&](const char* name, const char* help, uint64_t value) {
     Family(&text, name, "counter", help);
@@ -52,8 +52,9 @@ std::string ServiceMetrics::ToPrometheusText() const {
           bad_requests.load());
   counter("bef_serve_runtime_errors_total", "Runs whose function reported an error.",
           runtime_errors.load());
-  counter("bef_serve_cancelled_total", "Runs cancelled by their deadline.",
-          cancelled.load());
+  counter("bef_serve_cancelled_total",
+          "Runs ended early: by their deadline, their client or the server's stop.",
+          cancelled_runs);
   Family(&text, "bef_serve_in_flight", "gauge", "Runs in progress.");
   absl::StrAppend(&text, "bef_serve_in_flight ", in_flight.load(), "\n");
   Family(&text, "bef_serve_run_latency_seconds", "histogram", "Time to answer a run request.");

@@ -35,13 +35,13 @@ struct ServiceMetrics {
   std::atomic<uint64_t> requests{0};        // every request to /v1/...
   std::atomic<uint64_t> bad_requests{0};    // 4xx
   std::atomic<uint64_t> runtime_errors{0};  // a function reported an error
-  std::atomic<uint64_t> cancelled{0};       // deadline exceeded
   std::atomic<int64_t> in_flight{0};
   LatencyHistogram latency;
 
   void ObserveLatency(int64_t nanos) { latency.Observe(nanos); }
-  // Prometheus text exposition format.
-  std::string ToPrometheusText() const;
+  // Prometheus text exposition format; `cancelled_runs` is every run of the
+  // server (any API) cancelled or past its deadline (RunLimits::cancelled).
+  std::string ToPrometheusText(uint64_t cancelled_runs) const;
 };
 
 // Counters of one model version's inference requests.

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""bef_serve as a careless operator and clients that leave would have it
+(issue #33; docs/reliability.md "Files" and "Every run ends"): files changed
+under a loaded version, FIFOs, endless devices and huge files in the
+repository, runs that never end (clients gone, gRPC cancellations, the
+server's maximum run time, SIGTERM), health while every worker is busy,
+flags out of range, an IPv6 address.
+
+usage: careless_operator_test.py BEF_SERVE SERVE_TEST.bef FOREVER.bef
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serving_testlib  # noqa: E402
+
+BEF_SERVE = PROGRAM = FOREVER = None
+ADD_BODY = {"inputs": [{"name": "a", "datatype": "INT32", "shape": [], "data": [40]},
+                       {"name": "b", "datatype": "INT32", "shape": [], "data": [2]}]}
+FOREVER_BODY = {"inputs": [{"name": "input_0", "datatype": "INT32", "shape": [], "data": [1]}]}
+
+
+def add_model(root, name="add", program=None, entry="add"):
+    os.makedirs(os.path.join(root, name, "1"), exist_ok=True)
+    shutil.copy(program or PROGRAM, os.path.join(root, name, "1", "model.bef"))
+    with open(os.path.join(root, name, "config.json"), "w") as f:
+        json.dump({"entry_function": entry, "inputs": [{"name": "a"}, {"name": "b"}]}, f)
+
+
+def forever_model(root):
+    os.makedirs(os.path.join(root, "forever", "1"))
+    shutil.copy(FOREVER, os.path.join(root, "forever", "1", "model.bef"))
+
+
+def infer(server, model, body, timeout=30):
+    connection = server.connection(timeout=timeout)
+    try:
+        return server.request("POST", "/v2/models/%s/infer" % model, body, connection=connection)
+    finally:
+        connection.close()
+
+
+def in_flight(server, model):
+    _, text = server.request("GET", "/metrics")
+    for line in text.splitlines():
+        if line.startswith('bef_serve_inference_in_flight{model="%s"' % model):
+            return int(float(line.split()[1]))
+    return 0
+
+
+def wait_until(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class Repository(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.server = None
+
+    def tearDown(self):
+        if self.server is not None:
+            self.server.kill()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def serve(self, *flags):
+        self.server = serving_testlib.Server(
+            BEF_SERVE, None, "--model_repository=" + self.root, *flags)
+        return self.server
+
+
+class FilesTest(Repository):
+    def test_a_loaded_version_keeps_its_bytes(self):
+        add_model(self.root)
+        server = self.serve()
+        path = os.path.join(self.root, "add", "1", "model.bef")
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+        # An in-place rewrite of the same size with other bytes, then a
+        # truncation (rsync --inplace, a full disk): the version answers as
+        # before and the server lives.
+        size = os.path.getsize(path)
+        with open(path, "r+b") as f:
+            f.write(b"\x5a" * size)
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+        os.truncate(path, 10)
+        for _ in range(20):
+            self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+        os.remove(path)
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+        self.assertIsNone(server.process.poll())
+        # A load of the broken file keeps the working version.
+        shutil.copy(PROGRAM, path)
+        os.truncate(path, 10)
+        status, _ = server.request("POST", "/v2/repository/models/add/load")
+        self.assertEqual(status, 200)
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+
+    def test_fifos_devices_and_huge_files_never_block(self):
+        add_model(self.root)
+        # A FIFO as config.json, a FIFO and /dev/zero as model.bef.
+        os.makedirs(os.path.join(self.root, "fifo_config", "1"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "fifo_config", "1", "model.bef"))
+        os.mkfifo(os.path.join(self.root, "fifo_config", "config.json"))
+        os.makedirs(os.path.join(self.root, "fifo_model", "1"))
+        os.mkfifo(os.path.join(self.root, "fifo_model", "1", "model.bef"))
+        os.makedirs(os.path.join(self.root, "zero", "1"))
+        os.symlink("/dev/zero", os.path.join(self.root, "zero", "1", "model.bef"))
+        # A 200 MiB config.json and a model.bef over --max_model_bytes
+        # (sparse: nothing is written, nothing may be read).
+        os.makedirs(os.path.join(self.root, "huge_config", "1"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "huge_config", "1", "model.bef"))
+        with open(os.path.join(self.root, "huge_config", "config.json"), "wb") as f:
+            f.truncate(200 << 20)
+        os.makedirs(os.path.join(self.root, "huge_model", "1"))
+        with open(os.path.join(self.root, "huge_model", "1", "model.bef"), "wb") as f:
+            f.truncate(3 << 20)
+        start = time.monotonic()
+        server = self.serve("--max_model_bytes=2097152")
+        self.assertLess(time.monotonic() - start, 10)
+        index = {entry["name"]: entry for entry in server.request("POST", "/v2/repository/index")[1]}
+        self.assertEqual(index["add"]["state"], "READY")
+        for model, reason in (("fifo_config", "not a regular file"),
+                              ("fifo_model", "is a FIFO, not a regular file"),
+                              ("zero", "is a character device, not a regular file"),
+                              ("huge_config", "is larger than 1048576 bytes"),
+                              ("huge_model", "larger than 2097152 bytes")):
+            self.assertEqual(index[model]["state"], "UNAVAILABLE", model)
+            self.assertIn(reason, index[model]["reason"], model)
+        # Loads while serving answer at once, and later loads still work.
+        for model in ("fifo_config", "fifo_model", "zero", "huge_config"):
+            start = time.monotonic()
+            status, body = server.request("POST", "/v2/repository/models/%s/load" % model)
+            self.assertEqual(status, 400, (model, body))
+            self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(server.request("POST", "/v2/repository/models/add/load")[0], 200)
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+
+
+class RunsEndTest(Repository):
+    def setUp(self):
+        super().setUp()
+        add_model(self.root)
+        forever_model(self.root)
+
+    def test_clients_that_leave_cancel_their_runs(self):
+        server = self.serve("--threads=4", "--grpc_port=0")
+        cancelled_before = server.metric("bef_serve_cancelled_total")
+        # Eight HTTP requests without timeout_ms, on four workers; the
+        # clients give up after a second.
+        def leave():
+            try:
+                infer(server, "forever", FOREVER_BODY, timeout=1)
+            except (socket.timeout, TimeoutError, OSError):
+                pass
+        clients = [threading.Thread(target=leave) for _ in range(8)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        # Every run ends; the workers serve others again.
+        self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20),
+                        in_flight(server, "forever"))
+        start = time.monotonic()
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(server.request("GET", "/v2/health/ready")[0], 200)
+        self.assertTrue(wait_until(
+            lambda: server.metric("bef_serve_cancelled_total") >= cancelled_before + 8, 10))
+
+        # gRPC calls cancelled by their client end their runs too.
+        channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        request = pb2.ModelInferRequest(model_name="forever")
+        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
+        tensor.contents.int_contents.append(1)
+        futures = [stub.ModelInfer.future(request) for _ in range(4)]
+        time.sleep(0.5)
+        for future in futures:
+            future.cancel()
+        self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20))
+        # A deadline ends a gRPC run with DEADLINE_EXCEEDED.
+        with self.assertRaises(grpc.RpcError) as raised:
+            stub.ModelInfer(request, timeout=0.5)
+        self.assertEqual(raised.exception.code(), grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20))
+        channel.close()
+
+    def test_the_server_ends_runs_past_max_run_secs(self):
+        server = self.serve("--max_run_secs=1")
+        start = time.monotonic()
+        status, body = infer(server, "forever", FOREVER_BODY)
+        self.assertEqual(status, 504, body)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(server.metric("bef_serve_cancelled_total"), 1)
+        # timeout_ms below the maximum still wins.
+        start = time.monotonic()
+        body = dict(FOREVER_BODY, parameters={"timeout_ms": 200})
+        self.assertEqual(infer(server, "forever", body)[0], 504)
+        self.assertLess(time.monotonic() - start, 0.9)
+
+    def test_health_never_waits_behind_runs(self):
+        # Every HTTP worker and every admitted gRPC call busy with runs
+        # that never end.
+        server = self.serve("--threads=2", "--max_concurrent_requests=4", "--grpc_port=0",
+                            "--max_run_secs=60")
+        channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        request = pb2.ModelInferRequest(model_name="forever")
+        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
+        tensor.contents.int_contents.append(1)
+        futures = [stub.ModelInfer.future(request) for _ in range(12)]
+        http_clients = []
+        for _ in range(2):
+            connection = server.connection(timeout=60)
+            connection.request("POST", "/v2/models/forever/infer", json.dumps(FOREVER_BODY),
+                               {"Content-Type": "application/json"})
+            http_clients.append(connection)
+        time.sleep(1)
+        refused = [f for f in futures if f.done()]
+        self.assertEqual(len(refused), 8)
+        for future in refused:
+            self.assertEqual(future.exception().code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        for _ in range(5):
+            self.assertTrue(stub.ServerLive(pb2.ServerLiveRequest(), timeout=2).live)
+            self.assertTrue(stub.ServerReady(pb2.ServerReadyRequest(), timeout=2).ready)
+            stub.ModelMetadata(pb2.ModelMetadataRequest(name="add"), timeout=2)
+            self.assertEqual(server.request("GET", "/v2/health/live")[0], 200)
+            self.assertEqual(server.request("GET", "/v2/models/add")[0], 200)
+            self.assertEqual(server.request("POST", "/v2/repository/index")[0], 200)
+        for future in futures:
+            future.cancel()
+        for connection in http_clients:
+            connection.close()
+        self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20))
+        channel.close()
+
+    def test_sigterm_ends_runs_at_the_end_of_the_drain(self):
+        server = self.serve("--grpc_port=0", "--drain_secs=2")
+        channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        request = pb2.ModelInferRequest(model_name="forever")
+        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
+        tensor.contents.int_contents.append(1)
+        grpc_call = stub.ModelInfer.future(request)  # no deadline
+        answers = []
+
+        def http_call():
+            answers.append(infer(server, "forever", FOREVER_BODY, timeout=60))
+        http_thread = threading.Thread(target=http_call)
+        http_thread.start()
+        time.sleep(0.5)
+        code, out, err, seconds = server.stop(timeout=30)
+        self.server = None
+        http_thread.join(10)
+        self.assertEqual(code, 0, err)
+        self.assertIn("bef_serve: stopped", out)
+        self.assertLess(seconds, 2 + 3, "SIGTERM took %.1f s with --drain_secs=2" % seconds)
+        self.assertEqual(answers[0][0], 503, answers)
+        self.assertIn("drain", answers[0][1]["error"])
+        self.assertIn(grpc_call.exception().code(),
+                      (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED))
+        channel.close()
+
+
+class FlagsTest(unittest.TestCase):
+    def start(self, *flags):
+        return subprocess.run([BEF_SERVE, "--port=0", *flags, PROGRAM], capture_output=True,
+                              text=True, timeout=30)
+
+    def test_out_of_range_flags_are_refused(self):
+        for flag, message in (("--max_body_bytes=4294967296", "--max_body_bytes must be"),
+                              ("--threads=4294967296", "--threads must be"),
+                              ("--threads=0", "--threads must be"),
+                              ("--io_threads=1000", "--io_threads must be"),
+                              ("--max_concurrent_requests=-1", "--max_concurrent_requests"),
+                              ("--max_header_bytes=10", "--max_header_bytes must be"),
+                              ("--grpc_port=70000", "--grpc_port must be"),
+                              ("--max_run_secs=0", "--max_run_secs must be"),
+                              ("--max_model_bytes=0", "--max_model_bytes must be"),
+                              ("--drain_secs=abc", "--drain_secs must be")):
+            result = self.start(flag)
+            self.assertEqual(result.returncode, 2, (flag, result.stderr))
+            self.assertIn(message, result.stderr, flag)
+
+    def test_ipv6_literals_work_for_http_and_grpc(self):
+        process = subprocess.Popen([BEF_SERVE, "--port=0", "--host=::1", "--grpc_port=0", PROGRAM],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            http_line = process.stdout.readline()
+            grpc_line = process.stdout.readline()
+            self.assertTrue(http_line.startswith("bef_serve: listening on http://[::1]:"),
+                            (http_line, grpc_line))
+            self.assertTrue(grpc_line.startswith("bef_serve: grpc listening on [::1]:"), grpc_line)
+            http_port = int(http_line.rsplit(":", 1)[1])
+            grpc_port = int(grpc_line.rsplit(":", 1)[1])
+            connection = serving_testlib.http.client.HTTPConnection("::1", http_port, timeout=10)
+            connection.request("GET", "/v2/health/live")
+            self.assertEqual(connection.getresponse().status, 200)
+            connection.close()
+            channel = grpc.insecure_channel("[::1]:%d" % grpc_port)
+            stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+            self.assertTrue(stub.ServerLive(pb2.ServerLiveRequest(), timeout=5).live)
+            channel.close()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=30)
+
+
+if __name__ == "__main__":
+    BEF_SERVE, PROGRAM, FOREVER = sys.argv[1], sys.argv[2], sys.argv[3]
+    # The stubs generated from the .proto, at the runfiles' root.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    import grpc  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2 as pb2  # noqa: E402
+    from tools.serving import grpc_predict_v2_pb2_grpc as pb2_grpc  # noqa: E402
+    unittest.main(argv=[sys.argv[0], "-v"])

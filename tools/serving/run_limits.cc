@@ -1,0 +1,117 @@
+#include "tools/serving/run_limits.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/time/clock.h"
+#include "bef/async/async_value_ref.h"
+
+namespace bef::serving {
+
+RunLimits::~RunLimits() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    exiting_ = true;
+  }
+  wake_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
+}
+
+absl::Time RunLimits::Deadline(std::optional<absl::Time> requested) const {
+  absl::Time longest = absl::Now() + max_run_time;
+  return requested ? std::min(*requested, longest) : longest;
+}
+
+void RunLimits::StopAt(absl::Time when) {
+  int64_t expected = kNever;
+  stop_nanos_.compare_exchange_strong(expected, absl::ToUnixNanos(when),
+                                      std::memory_order_acq_rel);
+}
+
+absl::Status RunLimits::StopStatus() const {
+  int64_t stop = stop_nanos_.load(std::memory_order_acquire);
+  if (stop == kNever || absl::ToUnixNanos(absl::Now()) < stop) return absl::OkStatus();
+  return absl::UnavailableError(
+      "the server is stopping: the run did not end within the drain time (--drain_secs)");
+}
+
+void RunLimits::Watch(Watched* run) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  run->next = watched_;
+  if (watched_ != nullptr) watched_->previous = run;
+  watched_ = run;
+  if (!watchdog_.joinable()) watchdog_ = std::thread([this] { WatchdogLoop(); });
+}
+
+void RunLimits::Unwatch(Watched* run) {
+  // Under the mutex: the watchdog never calls a stop check that is gone.
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (run->previous != nullptr) run->previous->next = run->next;
+  if (run->next != nullptr) run->next->previous = run->previous;
+  if (watched_ == run) watched_ = run->next;
+}
+
+void RunLimits::WatchdogLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, absl::ToChronoNanoseconds(kStopPollInterval),
+                         [this] { return exiting_; })) {
+    absl::Status server_stop = StopStatus();
+    for (Watched* run = watched_; run != nullptr; run = run->next) {
+      if (run->cancelled) continue;
+      absl::Status status = server_stop;
+      if (status.ok() && *run->stop) status = (*run->stop)();
+      if (!status.ok()) {
+        run->request->Cancel(std::move(status));
+        run->cancelled = true;
+      }
+    }
+  }
+}
+
+void RunLimits::Run(const Function& function, RequestContext& request,
+                    std::span<AsyncValue* const> arguments,
+                    std::span<RCReference<AsyncValue>> results,
+                    std::optional<absl::Time> requested_deadline, const StopCheck& stop) {
+  if (absl::Status stopping = StopStatus(); !stopping.ok()) {
+    for (auto& result : results) result = MakeErrorAsyncValueRef(stopping);
+    return;
+  }
+  request.SetDeadline(Deadline(requested_deadline));
+  Watched watched{&request, &stop};
+  Watch(&watched);
+  {
+    ExecutionContext context(FormRef(&request));
+    function.Execute(context, arguments, results);
+  }
+  WaitForAll(results);
+  Unwatch(&watched);
+  for (const RCReference<AsyncValue>& result : results) {
+    if (!result->IsError()) continue;
+    absl::StatusCode code = result->GetErrorInfo().status.code();
+    if (code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded ||
+        code == absl::StatusCode::kUnavailable) {
+      cancelled_.fetch_add(1, std::memory_order_relaxed);
+    }
+    break;
+  }
+}
+
+void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
+  struct Latch {
+    std::mutex mutex;
+    std::condition_variable done;
+    size_t pending = 0;
+  };
+  auto latch = std::make_shared<Latch>();
+  latch->pending = values.size();
+  for (const RCReference<AsyncValue>& value : values) {
+    value->AndThen([latch] {
+      std::lock_guard<std::mutex> lock(latch->mutex);
+      if (--latch->pending == 0) latch->done.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(latch->mutex);
+  latch->done.wait(lock, [&] { return latch->pending == 0; });
+}
+
+}  // namespace bef::serving

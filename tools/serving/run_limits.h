@@ -1,0 +1,116 @@
+// RunLimits: what bounds every run bef_serve starts, and how a run is ended
+// from outside (docs/serving.md, "Limits and timeouts"; docs/reliability.md,
+// "Every run ends").
+//
+// A run ends by itself, or is cancelled (RequestContext::Cancel) by
+//   - its deadline: the client's (`timeout_ms`, a gRPC deadline,
+//     `deadline_ms`) capped by `max_run_time` (DEADLINE_EXCEEDED);
+//   - its caller's stop check: an HTTP client that closed its connection, a
+//     cancelled gRPC call (CANCELLED);
+//   - the server's stop (StopAt, at the end of the drain): every run still
+//     going, and any started later, ends with UNAVAILABLE.
+// Stop checks are asked by one watchdog thread per RunLimits, every
+// kStopPollInterval, for every run in progress: a run may hold the thread
+// that started it for good (the executor runs a function inline as far as
+// it can, a loop without end included), so no one can rely on that thread
+// to look. The executor looks at cancellation between kernels (every kernel
+// through a frame, every kCancellationInterval kernels of a straight line,
+// every loop iteration), so a cancelled run ends within about one kernel's
+// time; a kernel that itself blocks for good is not interrupted.
+//
+// Thread-safety: every method may be called from any thread.
+#ifndef BEF_TOOLS_SERVING_RUN_LIMITS_H_
+#define BEF_TOOLS_SERVING_RUN_LIMITS_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "bef/async/async_value.h"
+#include "bef/async/rc_reference.h"
+#include "bef/host/execution_context.h"
+#include "bef/host/function.h"
+
+namespace bef::serving {
+
+// How often the watchdog asks whether a run must end.
+inline constexpr absl::Duration kStopPollInterval = absl::Milliseconds(20);
+
+// OK while the run may go on; otherwise the status it is cancelled with.
+using StopCheck = std::function<absl::Status()>;
+
+class RunLimits {
+ public:
+  RunLimits() = default;
+  ~RunLimits();
+  RunLimits(const RunLimits&) = delete;
+  RunLimits& operator=(const RunLimits&) = delete;
+
+  // Every run's deadline is at most this far away (--max_run_secs).
+  absl::Duration max_run_time = absl::Minutes(5);
+  // Files larger than these are not loaded (--max_model_bytes; config.json).
+  uint64_t max_model_bytes = uint64_t{1} << 30;
+  uint64_t max_config_bytes = uint64_t{1} << 20;
+
+  // The deadline of a run starting now that the client wants to end at
+  // `requested` (nullopt: no wish).
+  absl::Time Deadline(std::optional<absl::Time> requested) const;
+
+  // From `when` on, every run in progress is cancelled and new ones end at
+  // once (UNAVAILABLE). The first call wins.
+  void StopAt(absl::Time when);
+  // UNAVAILABLE once the stop time has come, else OK.
+  absl::Status StopStatus() const;
+
+  // Runs that ended cancelled, past their deadline or stopped
+  // (bef_serve_cancelled_total).
+  uint64_t cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+  // Executes `function` for `request` on `arguments` under these limits and
+  // waits for every result: the request's deadline is `requested_deadline`
+  // capped by max_run_time; while it runs, the watchdog asks the server's
+  // stop and `stop` (may be empty) whether it must end. A run started after
+  // the stop fails at once (every result UNAVAILABLE).
+  void Run(const Function& function, RequestContext& request,
+           std::span<AsyncValue* const> arguments,
+           std::span<RCReference<AsyncValue>> results,
+           std::optional<absl::Time> requested_deadline, const StopCheck& stop);
+
+ private:
+  // A run the watchdog looks after (a node of an intrusive list).
+  struct Watched {
+    RequestContext* request;
+    const StopCheck* stop;
+    bool cancelled = false;
+    Watched* previous = nullptr;
+    Watched* next = nullptr;
+  };
+  void Watch(Watched* run);
+  void Unwatch(Watched* run);
+  void WatchdogLoop();
+
+  static constexpr int64_t kNever = INT64_MAX;
+  std::atomic<int64_t> stop_nanos_{kNever};  // absl::ToUnixNanos of StopAt
+  std::atomic<uint64_t> cancelled_{0};
+
+  std::mutex mutex_;  // guards the list and the thread's state
+  std::condition_variable wake_;
+  Watched* watched_ = nullptr;
+  bool exiting_ = false;
+  std::thread watchdog_;  // started with the first run
+};
+
+// Blocks until every value is available (from any thread, without running
+// the host's work: the work queue's threads do).
+void WaitForAll(std::span<const RCReference<AsyncValue>> values);
+
+}  // namespace bef::serving
+
+#endif  // BEF_TOOLS_SERVING_RUN_LIMITS_H_
