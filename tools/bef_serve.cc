@@ -41,6 +41,7 @@
 #include "tools/serving/bef_service.h"
 #include "tools/serving/grpc_inference_service.h"
 #include "tools/serving/http_server.h"
+#include "tools/serving/inference_protocol.h"
 #include "tools/serving/inference_service.h"
 #include "tools/serving/model_repository.h"
 #include "tools/serving/run_limits.h"
@@ -320,9 +321,16 @@ int Serve(ServeOptions& options) {
                                               }));
                       }});
   }
-  auto refuse = [&metrics](int status, std::string_view message) {
+  // Refusals of the front end in each API's error form: the /v1/ API's
+  // {"error": {"code", "message"}}, the protocol's {"error": "message"}
+  // everywhere else.
+  auto refuse = [&metrics](int status, std::string_view message, std::string_view path) {
     if (status >= 400 && status < 500) {
       metrics.bad_requests.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!path.starts_with("/v1/")) {
+      return serving::HttpResponse{status, "application/json",
+                                   serving::ProtocolErrorJson(message), {}};
     }
     std::string_view code = status == 404   ? "NOT_FOUND"
                             : status == 503 ? "UNAVAILABLE"

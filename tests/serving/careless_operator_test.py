@@ -275,6 +275,142 @@ class RunsEndTest(Repository):
         channel.close()
 
 
+class ProtocolLetterTest(Repository):
+    """The protocol as the clients people use speak it (issue #33)."""
+
+    def setUp(self):
+        super().setUp()
+        add_model(self.root)
+        os.makedirs(os.path.join(self.root, "scalars", "1"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "scalars", "1", "model.bef"))
+        with open(os.path.join(self.root, "scalars", "config.json"), "w") as f:
+            json.dump({"entry_function": "scalars"}, f)
+        self.serve("--grpc_port=0", "--max_body_bytes=100000")
+
+    def scalars_body(self, fp32=1.5, text="hi", binary_text=None):
+        inputs = [{"name": "input_0", "datatype": "BOOL", "shape": [], "data": [True]},
+                  {"name": "input_1", "datatype": "INT64", "shape": [], "data": [7]},
+                  {"name": "input_2", "datatype": "FP32", "shape": [], "data": [fp32]},
+                  {"name": "input_3", "datatype": "FP64", "shape": [], "data": [2.5]}]
+        if binary_text is None:
+            inputs.append({"name": "input_4", "datatype": "BYTES", "shape": [], "data": [text]})
+            return json.dumps({"inputs": inputs}).encode(), {}
+        inputs.append({"name": "input_4", "datatype": "BYTES", "shape": [],
+                       "parameters": {"binary_data_size": 4 + len(binary_text)}})
+        header = json.dumps({"inputs": inputs}).encode()
+        body = header + len(binary_text).to_bytes(4, "little") + binary_text
+        return body, {"Inference-Header-Content-Length": str(len(header)),
+                      "Content-Type": "application/octet-stream"}
+
+    def test_curl_d_as_the_docs_show_it(self):
+        result = subprocess.run(
+            ["curl", "-s", "-w", "\n%{http_code}", "-d", json.dumps(ADD_BODY),
+             "http://127.0.0.1:%d/v2/models/add/infer" % self.server.port],
+            capture_output=True, text=True, timeout=30)
+        body, _, code = result.stdout.rpartition("\n")
+        self.assertEqual(code, "200", result.stdout)
+        self.assertEqual(json.loads(body)["outputs"][0]["data"], [42])
+
+    def test_errors_have_the_protocol_form_everywhere_on_v2(self):
+        for method, path, body, headers, status in (
+                ("POST", "/v2/models/add/infer", b"x" * 200000, {}, 413),
+                ("GET", "/v2/nothing/here", None, {}, 404),
+                ("PUT", "/v2/models/add/infer", b"{}", {}, 405),
+                ("POST", "/v2/models/add/infer", json.dumps(ADD_BODY),
+                 {"Content-Encoding": "gzip"}, 415),
+                ("POST", "/v2/models/nope/infer", json.dumps(ADD_BODY), {}, 404)):
+            answer = self.server.request(method, path, body, headers=headers)
+            self.assertEqual(answer[0], status, (path, answer))
+            self.assertIsInstance(answer[1]["error"], str, (path, answer))
+
+    def test_values_are_never_silently_changed(self):
+        body, headers = self.scalars_body(fp32=1e39)
+        status, answer = infer_raw(self.server, "scalars", body, headers)
+        self.assertEqual(status, 400, answer)
+        self.assertIn("out of range", answer["error"])
+        # Bytes that are not UTF-8: refused in JSON, returned as binary data.
+        body, headers = self.scalars_body(binary_text=b"\xff\xfe")
+        status, answer = infer_raw(self.server, "scalars", body, headers)
+        self.assertEqual(status, 400, answer)
+        self.assertIn("not valid UTF-8", answer["error"])
+        request = json.loads(body[:int(headers["Inference-Header-Content-Length"])])
+        request["parameters"] = {"binary_data_output": True}
+        header = json.dumps(request).encode()
+        body = header + body[int(headers["Inference-Header-Content-Length"]):]
+        headers["Inference-Header-Content-Length"] = str(len(header))
+        connection = self.server.connection()
+        connection.request("POST", "/v2/models/scalars/infer", body, headers)
+        response = connection.getresponse()
+        payload = response.read()
+        connection.close()
+        self.assertEqual(response.status, 200, payload)
+        self.assertTrue(payload.endswith(b"\x02\x00\x00\x00\xff\xfe"), payload[-16:])
+
+    def test_requests_said_twice_or_too_deep_are_refused(self):
+        body = json.dumps(ADD_BODY)
+        self.assertEqual(infer_raw(self.server, "add", body, {
+            "Inference-Header-Content-Length": str(len(body))})[0], 200)
+        connection = self.server.connection()
+        connection.putrequest("POST", "/v2/models/add/infer")
+        connection.putheader("Content-Length", str(len(body)))
+        connection.putheader("Inference-Header-Content-Length", str(len(body)))
+        connection.putheader("Inference-Header-Content-Length", str(len(body)))
+        connection.endheaders(body.encode())
+        response = connection.getresponse()
+        self.assertEqual(response.status, 400)
+        self.assertIn("more than once", json.loads(response.read())["error"])
+        connection.close()
+        twice = dict(ADD_BODY, outputs=[{"name": "output_0"}, {"name": "output_0"}])
+        status, answer = infer(self.server, "add", twice)
+        self.assertEqual(status, 400, answer)
+        self.assertIn("requested twice", answer["error"])
+        deep = {"inputs": [dict(ADD_BODY["inputs"][0], data=[[40]]), ADD_BODY["inputs"][1]]}
+        status, answer = infer(self.server, "add", deep)
+        self.assertEqual(status, 400, answer)
+        self.assertIn("nested deeper", answer["error"])
+
+    def test_names_versions_and_head(self):
+        self.assertEqual(self.server.request("GET", "/v2/models/%61dd")[0], 200)
+        self.assertEqual(self.server.request("GET", "/v2/models/add/versions/1")[0], 200)
+        for version in ("01", "+1", "1.0"):
+            self.assertEqual(self.server.request("GET", "/v2/models/add/versions/" + version)[0],
+                             404, version)
+        for path in ("/v2/health/live", "/v2/health/ready", "/metrics", "/v2/models/add"):
+            connection = self.server.connection()
+            connection.request("HEAD", path)
+            response = connection.getresponse()
+            self.assertEqual(response.status, 200, path)
+            self.assertEqual(response.read(), b"")
+            self.assertGreater(int(response.getheader("Content-Length")), -1)
+            connection.close()
+        channel = grpc.insecure_channel("127.0.0.1:%d" % self.server.grpc_port)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        request = pb2.ModelInferRequest(model_name="m" * 60000)
+        with self.assertRaises(grpc.RpcError) as raised:
+            stub.ModelInfer(request, timeout=10)
+        self.assertEqual(raised.exception.code(), grpc.StatusCode.NOT_FOUND)
+        self.assertLess(len(raised.exception.details()), 400)
+        request = pb2.ModelInferRequest(model_name="add")
+        for name in ("a", "b"):
+            tensor = request.inputs.add(name=name, datatype="INT32", shape=[])
+            tensor.contents.int_contents.append(1)
+            tensor.contents.fp32_contents.append(1.0)
+        with self.assertRaises(grpc.RpcError) as raised:
+            stub.ModelInfer(request, timeout=10)
+        self.assertEqual(raised.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("fp32_contents", raised.exception.details())
+        channel.close()
+
+
+def infer_raw(server, model, body, headers):
+    connection = server.connection()
+    try:
+        return server.request("POST", "/v2/models/%s/infer" % model, body,
+                              connection=connection, headers=headers)
+    finally:
+        connection.close()
+
+
 class FlagsTest(unittest.TestCase):
     def start(self, *flags):
         return subprocess.run([BEF_SERVE, "--port=0", *flags, PROGRAM], capture_output=True,

@@ -43,6 +43,29 @@ void AppendAll(const Field& values, std::string* raw) {
 // Typed `contents` in the raw layout of `datatype`.
 absl::Status ContentsToRaw(const std::string& datatype, const inference::InferTensorContents& c,
                            const std::string& what, std::string* raw) {
+  // The contents travel in the one field of the datatype; values in any
+  // other field are refused, never silently dropped.
+  const std::pair<const char*, int> fields[] = {
+      {"bool_contents", c.bool_contents_size()},     {"int_contents", c.int_contents_size()},
+      {"int64_contents", c.int64_contents_size()},   {"uint_contents", c.uint_contents_size()},
+      {"uint64_contents", c.uint64_contents_size()}, {"fp32_contents", c.fp32_contents_size()},
+      {"fp64_contents", c.fp64_contents_size()},     {"bytes_contents", c.bytes_contents_size()}};
+  const char* own = datatype == "BOOL"                         ? "bool_contents"
+                    : datatype == "INT8" || datatype == "INT32" ? "int_contents"
+                    : datatype == "INT64"                      ? "int64_contents"
+                    : datatype == "UINT8" || datatype == "UINT32" ? "uint_contents"
+                    : datatype == "UINT64"                     ? "uint64_contents"
+                    : datatype == "FP32"                       ? "fp32_contents"
+                    : datatype == "FP64"                       ? "fp64_contents"
+                    : datatype == "BYTES"                      ? "bytes_contents"
+                                                               : "";
+  for (const auto& [field, size] : fields) {
+    if (size > 0 && std::string_view(field) != own) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " sets ", field, ", but a ", datatype, " tensor's contents are in ",
+          *own ? own : "no field of contents (the datatype is not taken)"));
+    }
+  }
   if (datatype == "BOOL") {
     for (bool value : c.bool_contents()) raw->push_back(value ? 1 : 0);
   } else if (datatype == "INT8") {
@@ -212,7 +235,8 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     size_t index = 0;
     while (index < specs.size() && specs[index].name != tensor.name()) ++index;
     if (index == specs.size()) {
-      return Invalid(absl::StrCat("model '", model.name(), "' has no input '", tensor.name(), "'"));
+      return Invalid(absl::StrCat("model '", model.name(), "' has no input '",
+                                  tensor.name().substr(0, 200), "'"));
     }
     if (inputs[index]) return Invalid(absl::StrCat("input '", tensor.name(), "' given twice"));
     InputTensor input;
@@ -245,7 +269,8 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     size_t index = 0;
     while (index < model.outputs().size() && model.outputs()[index].name != output.name()) ++index;
     if (index == model.outputs().size()) {
-      return Invalid(absl::StrCat("model '", model.name(), "' has no output '", output.name(), "'"));
+      return Invalid(absl::StrCat("model '", model.name(), "' has no output '",
+                                  output.name().substr(0, 200), "'"));
     }
     requested.push_back(index);
   }

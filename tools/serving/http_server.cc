@@ -54,6 +54,29 @@ std::vector<std::string_view> Segments(std::string_view path) {
 // pattern segment `prefix*suffix` matches a path segment that starts with
 // `prefix`, ends with `suffix` and has at least one character between
 // (captured); other segments match exactly.
+// A path segment with its %XX escapes decoded (a `%` not followed by two
+// hex digits stays as it is).
+std::string PercentDecode(std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string decoded;
+  decoded.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 &&
+        hex(text[i + 2]) >= 0) {
+      decoded.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
+      i += 2;
+    } else {
+      decoded.push_back(text[i]);
+    }
+  }
+  return decoded;
+}
+
 bool MatchPath(std::string_view pattern, std::string_view path,
                std::vector<std::string>* captures) {
   captures->clear();
@@ -71,8 +94,8 @@ bool MatchPath(std::string_view pattern, std::string_view path,
         !have[i].starts_with(prefix) || !have[i].ends_with(suffix)) {
       return false;
     }
-    captures->emplace_back(
-        have[i].substr(prefix.size(), have[i].size() - prefix.size() - suffix.size()));
+    captures->push_back(PercentDecode(
+        have[i].substr(prefix.size(), have[i].size() - prefix.size() - suffix.size())));
   }
   return true;
 }
@@ -155,9 +178,9 @@ class HttpServer::Impl {
   // --- used by sessions ---
   const HttpServerOptions& options() const { return options_; }
   const std::vector<Route>& routes() const { return routes_; }
-  HttpResponse Error(int status, std::string_view message) {
+  HttpResponse Error(int status, std::string_view message, std::string_view path) {
     counters_.requests_refused.fetch_add(1, std::memory_order_relaxed);
-    return error_responder_(status, message);
+    return error_responder_(status, message, path);
   }
   bool draining() const { return draining_.load(std::memory_order_acquire); }
   // Admits one worker request, or returns false (503).
@@ -268,6 +291,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader() {
     if (server_.draining()) return Close();
     state_ = State::kHeader;
+    request_.path.clear();
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(server_.options().max_header_bytes));
     parser_->body_limit(server_.options().max_body_bytes);
@@ -280,23 +304,29 @@ class Session : public std::enable_shared_from_this<Session> {
         });
   }
 
+  // The front end's answer for what it refuses itself; `path` is empty
+  // before the request line is read.
+  HttpResponse ErrorFor(int status, std::string_view message) {
+    return server_.Error(status, message, request_.path);
+  }
+
   void OnReadError(beast::error_code error) {
     if (error == beast::error::timeout) {
       server_.CountTimeout();
       return Close();
     }
     if (error == http::error::header_limit || error == http::error::buffer_overflow) {
-      return RespondAndClose(server_.Error(
+      return RespondAndClose(ErrorFor(
           431, absl::StrCat("the request header is larger than ",
                             server_.options().max_header_bytes, " bytes")));
     }
     if (error == http::error::body_limit) {
-      return RespondAndClose(server_.Error(
+      return RespondAndClose(ErrorFor(
           413, absl::StrCat("the body is larger than ", server_.options().max_body_bytes,
                             " bytes")));
     }
     if (error == http::error::bad_content_length) {
-      return RespondAndClose(server_.Error(400, "bad or conflicting Content-Length"));
+      return RespondAndClose(ErrorFor(400, "bad or conflicting Content-Length"));
     }
     if (error == http::error::end_of_stream || error == net::error::eof ||
         error == net::error::operation_aborted || error == net::error::connection_reset ||
@@ -304,7 +334,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return Close();
     }
     if (error.category() == http::make_error_code(http::error::bad_target).category()) {
-      return RespondAndClose(server_.Error(400, absl::StrCat("malformed HTTP request (",
+      return RespondAndClose(ErrorFor(400, absl::StrCat("malformed HTTP request (",
                                                              error.message(), ")")));
     }
     Close();
@@ -325,9 +355,12 @@ class Session : public std::enable_shared_from_this<Session> {
     route_ = nullptr;
     std::vector<std::string> allowed;
     std::vector<std::string> captures;
+    // HEAD is GET without the body (health probes, monitoring).
+    head_ = request_.method == "HEAD";
+    const std::string& method = head_ ? kGet : request_.method;
     for (const Route& route : server_.routes()) {
       if (!MatchPath(route.pattern, request_.path, &captures)) continue;
-      if (route.method == request_.method) {
+      if (route.method == method) {
         route_ = &route;
         request_.captures = std::move(captures);
         break;
@@ -337,30 +370,39 @@ class Session : public std::enable_shared_from_this<Session> {
       }
     }
     if (route_ == nullptr && !allowed.empty()) {
-      HttpResponse response = server_.Error(
+      HttpResponse response = ErrorFor(
           405, absl::StrCat("method ", request_.method, " is not allowed on ", request_.path));
       response.headers.emplace_back("Allow", absl::StrJoin(allowed, ", "));
       return RespondAndClose(std::move(response));
     }
     if (route_ == nullptr) {
-      return RespondAndClose(server_.Error(404, absl::StrCat("no such endpoint: ", request_.path)));
+      return RespondAndClose(ErrorFor(404, absl::StrCat("no such endpoint: ", request_.path)));
     }
     bool has_body = parser_->chunked() || parser_->content_length().has_value();
     if ((request_.method == "POST" || request_.method == "PUT") && route_->takes_body) {
       if (!has_body) {
         return RespondAndClose(
-            server_.Error(411, "a request body needs Content-Length or chunked encoding"));
+            ErrorFor(411, "a request body needs Content-Length or chunked encoding"));
       }
     }
     if (has_body) {
+      // Bodies are taken as sent: a coded one (gzip, ...) is refused, never
+      // parsed as if it were plain.
+      auto coding = request.find(http::field::content_encoding);
+      if (coding != request.end() && !beast::iequals(coding->value(), "identity")) {
+        return RespondAndClose(ErrorFor(
+            415, absl::StrCat("unsupported Content-Encoding '",
+                              std::string(coding->value().data(), coding->value().size()),
+                              "' (send the body uncoded)")));
+      }
       auto content_type = request.find(http::field::content_type);
-      if (content_type != request.end()) {
+      if (content_type != request.end() && !route_->media_types.empty()) {
         std::string media_type(content_type->value().data(), content_type->value().size());
         media_type = media_type.substr(0, media_type.find(';'));
         media_type = absl::AsciiStrToLower(absl::StripAsciiWhitespace(media_type));
         const std::vector<std::string>& taken = route_->media_types;
         if (std::find(taken.begin(), taken.end(), media_type) == taken.end()) {
-          return RespondAndClose(server_.Error(
+          return RespondAndClose(ErrorFor(
               415, absl::StrCat("unsupported media type '", media_type, "' (takes ",
                                 absl::StrJoin(taken, ", "), ")")));
         }
@@ -368,7 +410,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (route_->work == RouteWork::kWorker) {
       if (!server_.AdmitWorkerRequest()) {
-        HttpResponse response = server_.Error(
+        HttpResponse response = ErrorFor(
             503, absl::StrCat("the server is at its limit of ",
                               server_.options().max_concurrent_requests,
                               " concurrent requests; try again"));
@@ -506,6 +548,12 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.body() = std::move(answer.body);
     response_.keep_alive(keep_alive);
     response_.prepare_payload();
+    if (head_) {
+      // The GET answer's headers, Content-Length included, without its body.
+      size_t length = response_.body().size();
+      response_.body().clear();
+      response_.content_length(length);
+    }
     stream_.expires_after(ToChrono(server_.options().write_timeout));
     http::async_write(stream_, response_,
                       [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
@@ -549,6 +597,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool admitted_ = false;
   bool linger_ = false;
   bool watching_ = false;  // WatchForDisconnect's wait is pending
+  bool head_ = false;      // the request is a HEAD
+  static inline const std::string kGet = "GET";
 };
 
 }  // namespace
@@ -601,7 +651,8 @@ void HttpServer::Impl::RefuseConnection(tcp::socket& socket) {
   counters_.connections_refused.fetch_add(1, std::memory_order_relaxed);
   HttpResponse response = error_responder_(
       503, absl::StrCat("the server is at its limit of ", options_.max_connections,
-                        " connections; try again"));
+                        " connections; try again"),
+      "");
   std::string text = absl::StrCat(
       "HTTP/1.1 503 Service Unavailable\r\nServer: bef_serve\r\nContent-Type: ",
       response.content_type, "\r\nContent-Length: ", response.body.size(),

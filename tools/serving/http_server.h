@@ -15,7 +15,8 @@
 //   413 before the body is read, a chunked body is cut at the limit with
 //   413; conflicting Content-Length headers get 400; a body-carrying
 //   request without Content-Length or chunking gets 411; a media type the
-//   route does not take gets 415; a wrong method on a known path gets 405
+//   route does not take, or a Content-Encoding other than identity, gets
+//   415; a wrong method on a known path gets 405
 //   with `Allow`. `Range` is ignored (API responses are never partial).
 //   All of these answer at once, with `Connection: close`.
 // - Handlers of `RouteWork::kWorker` routes run on a pool of worker
@@ -64,7 +65,7 @@ struct HttpServerOptions {
 struct HttpRequest {
   std::string method;
   std::string path;  // the target without its query
-  // What the route pattern's `*`s matched, in order.
+  // What the route pattern's `*`s matched, in order, percent-decoded.
   std::vector<std::string> captures;
   // Header fields, names in lower case, in the order received.
   std::vector<std::pair<std::string, std::string>> headers;
@@ -104,7 +105,8 @@ struct Route {
   RouteWork work = RouteWork::kInline;
   std::function<HttpResponse(HttpRequest&)> handler;
   // For requests with a body: media types taken (Content-Type before any
-  // `;`, case-insensitive). A request without Content-Type is taken.
+  // `;`, case-insensitive); empty: any. A request without Content-Type is
+  // taken.
   std::vector<std::string> media_types = {"application/json"};
   // A POST or PUT of a route that takes a body needs Content-Length or
   // chunking (411 otherwise); one that takes none may omit both.
@@ -112,8 +114,11 @@ struct Route {
 };
 
 // The response the front end gives for what it refuses itself (status and a
-// message for the client, e.g. 413 "the body is larger than 16777216 bytes").
-using ErrorResponder = std::function<HttpResponse(int status, std::string_view message)>;
+// message for the client, e.g. 413 "the body is larger than 16777216 bytes";
+// the request's path, "" when not read yet), so that each API answers in its
+// own error form.
+using ErrorResponder =
+    std::function<HttpResponse(int status, std::string_view message, std::string_view path)>;
 
 // Counters of the front end (for /metrics).
 struct HttpServerCounters {

@@ -44,15 +44,55 @@ absl::Status Refuse(std::string_view message) {
   return absl::InvalidArgumentError(std::string(message));
 }
 
-// Appends the leaves of a (possibly nested) JSON array, in order.
-absl::Status Flatten(Json& value, Json& flat, const std::string& what, int depth = 0) {
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or
+// code points past U+10FFFF).
+bool IsUtf8(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  size_t i = 0, size = text.size();
+  while (i < size) {
+    unsigned char lead = bytes[i];
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length;
+    uint32_t low = 0x80, high = 0xBF;  // the second byte's range
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      return false;
+    }
+    if (size - i < length || bytes[i + 1] < low || bytes[i + 1] > high) return false;
+    for (size_t k = 2; k < length; ++k) {
+      if (bytes[i + k] < 0x80 || bytes[i + k] > 0xBF) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+// Appends the leaves of a (possibly nested) JSON array, in order: flat, or
+// nested at most as deep as the shape has dimensions (`rank`).
+absl::Status Flatten(Json& value, Json& flat, const std::string& what, size_t rank,
+                     size_t depth = 0) {
   if (!value.is_array()) {
     flat.push_back(std::move(value));
     return absl::OkStatus();
   }
-  if (depth > 32) return Refuse(what + " data is nested too deeply");
+  if (depth >= std::max<size_t>(rank, 1)) {
+    return Refuse(absl::StrCat(what, " data is nested deeper than its shape's ", rank,
+                               " dimensions"));
+  }
   for (Json& element : value) {
-    absl::Status status = Flatten(element, flat, what, depth + 1);
+    absl::Status status = Flatten(element, flat, what, rank, depth + 1);
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
@@ -258,7 +298,7 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
   }
   Json& data = *static_cast<Json*>(input.json_data);
   Json flat = Json::array();
-  absl::Status flattened = Flatten(data, flat, what);
+  absl::Status flattened = Flatten(data, flat, what, input.shape.size());
   if (!flattened.ok()) return flattened;
   if (static_cast<int64_t>(flat.size()) != *count) {
     return Refuse(absl::StrCat(what, " has ", flat.size(), " data elements, its shape needs ",
@@ -437,6 +477,10 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
         }
         binary_output = output["parameters"]["binary_data"].get<bool>();
       }
+      if (std::find(decoded.outputs.begin(), decoded.outputs.end(), index) !=
+          decoded.outputs.end()) {
+        return Refuse(absl::StrCat("output '", name, "' requested twice"));
+      }
       decoded.outputs.push_back(index);
       decoded.binary_outputs.push_back(binary_output);
     }
@@ -469,6 +513,16 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
       AppendRaw(*output, &binary);
       entry["parameters"] = {{"binary_data_size", binary.size() - before}};
     } else {
+      // JSON strings are Unicode: bytes that are not UTF-8 cannot travel
+      // in them without being changed, so they are refused.
+      for (size_t e = 0; e < output->strings.size(); ++e) {
+        if (!IsUtf8(output->strings[e])) {
+          return Refuse(absl::StrCat(
+              "output '", output->name, "' element ", e,
+              " is not valid UTF-8, which JSON cannot carry: ask for the output as binary data "
+              "(\"parameters\": {\"binary_data\": true})"));
+        }
+      }
       entry["data"] = DataJson(*output);
     }
     outputs_json.push_back(std::move(entry));

@@ -41,7 +41,10 @@ std::vector<Route> InferenceService::Routes() {
                  std::function<HttpResponse(HttpRequest&)> handler) {
     Route route{method, pattern, work, std::move(handler)};
     if (std::string_view(pattern).ends_with("/infer")) {
-      route.media_types = {"application/json", "application/octet-stream"};
+      // Any media type, as Triton: `curl -d` (what the KServe and Triton
+      // docs show) sends application/x-www-form-urlencoded. The body is
+      // binary when Inference-Header-Content-Length says so, else JSON.
+      route.media_types = {};
     } else if (std::string_view(pattern).starts_with("/v2/repository/")) {
       route.takes_body = false;  // index, load, unload: an optional, ignored body
     }
@@ -119,6 +122,13 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
   };
 
   std::optional<size_t> json_length;
+  size_t length_headers = 0;
+  for (const auto& [field, value] : request.headers) {
+    length_headers += field == "inference-header-content-length";
+  }
+  if (length_headers > 1) {
+    return finish(Error(400, "Inference-Header-Content-Length given more than once"));
+  }
   if (const std::string* header = request.Header("inference-header-content-length")) {
     size_t length = 0;
     if (!absl::SimpleAtoi(*header, &length)) {
@@ -154,7 +164,7 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
   }
   absl::StatusOr<HttpInferResponse> encoded =
       EncodeHttpInferResponse(model, *decoded, std::move(outcome.outputs));
-  if (!encoded.ok()) return finish(Error(500, std::string(encoded.status().message())));
+  if (!encoded.ok()) return finish(ErrorOf(encoded.status()));
   HttpResponse response{200, "application/json", std::move(encoded->body), {}};
   if (encoded->json_length) {
     response.content_type = "application/octet-stream";

@@ -67,7 +67,14 @@ absl::StatusOr<T> IntegerFrom(const Json& value, const std::string& what) {
 
 template <typename T>
 absl::StatusOr<T> FloatFrom(const Json& value, const std::string& what) {
-  if (value.is_number() && !value.is_boolean()) return static_cast<T>(value.get<double>());
+  if (value.is_number() && !value.is_boolean()) {
+    // A finite number the type cannot hold is refused, as an integer out of
+    // range is (never silently infinite).
+    double number = value.get<double>();
+    T narrowed = static_cast<T>(number);
+    if (std::isfinite(number) && !std::isfinite(narrowed)) return Refuse(what, " is out of range");
+    return narrowed;
+  }
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
     if (text == "nan") return std::numeric_limits<T>::quiet_NaN();

@@ -33,6 +33,15 @@ const char* ScalarDatatype(std::string_view type) {
 }
 
 constexpr std::string_view kChain = "!tfrt.chain";
+
+// A name from a request, as error messages repeat it: at most 200 bytes (a
+// 100,000-byte name must not turn into a 100,000-byte message, or in gRPC
+// overflow the metadata limit).
+std::string Echo(std::string_view name) {
+  constexpr size_t kMost = 200;
+  if (name.size() <= kMost) return std::string(name);
+  return absl::StrCat(std::string(name.substr(0, kMost)), "... (", name.size(), " bytes)");
+}
 constexpr std::string_view kTensor = "!tfrt_tensor.tensor";
 
 int64_t ModifiedNanos(const std::string& path) {
@@ -505,7 +514,9 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> ModelRepository::Find(
     const std::string& model, const std::string& version) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = models_.find(model);
-  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model '", model, "'"));
+  if (it == models_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown model '", Echo(model), "'"));
+  }
   const std::map<int64_t, Version>& versions = it->second.versions;
   if (version.empty()) {
     for (auto v = versions.rbegin(); v != versions.rend(); ++v) {
@@ -513,11 +524,15 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> ModelRepository::Find(
     }
     return absl::UnavailableError(absl::StrCat("model '", model, "' has no ready version"));
   }
+  // Versions are written as the repository names them: "01" or "+1" is
+  // not version 1.
   int64_t number = 0;
-  auto v = absl::SimpleAtoi(version, &number) ? versions.find(number) : versions.end();
+  bool canonical = !version.empty() && version[0] >= '1' && version[0] <= '9' &&
+                   absl::SimpleAtoi(version, &number) && std::to_string(number) == version;
+  auto v = canonical ? versions.find(number) : versions.end();
   if (v == versions.end() || !v->second.loaded) {
     return absl::NotFoundError(
-        absl::StrCat("model '", model, "' has no ready version '", version, "'"));
+        absl::StrCat("model '", model, "' has no ready version '", Echo(version), "'"));
   }
   return v->second.loaded;
 }
