@@ -70,12 +70,14 @@ class HttpDetailsTest(unittest.TestCase):
             self.assertLess(seconds, 2)
 
     def test_the_protocol_endpoints_get_the_same_front_end(self):
-        # 415 for a form, octet-stream taken (binary tensor data), 405 with
-        # Allow, 413 before the body, a half-closed client answered.
-        status, _, _, seconds = self.exchange(
+        # Any media type parsed as JSON (as Triton does: curl -d sends a
+        # form's), octet-stream taken (binary tensor data), 405 with Allow,
+        # 413 before the body, a half-closed client answered.
+        status, _, answer, seconds = self.exchange(
             b"POST " + INFER + b" HTTP/1.1\r\nHost: t\r\n"
             b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1")
-        self.assertEqual(status, 415)
+        self.assertEqual(status, 400)
+        self.assertIn("not valid JSON", json.loads(answer)["error"])
         self.assertLess(seconds, 2)
         status, _, answer, _ = self.exchange(
             post(INFER, INFER_BODY).replace(b"application/json", b"application/octet-stream"))
