@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
@@ -99,7 +100,8 @@ struct ReadyQueue {
   explicit ReadyQueue(uint32_t stream) : stream(stream) {}
   uint32_t stream;
   KernelStack inline_kernels;
-  std::vector<uint32_t> outline_kernels;
+  // Inline storage for the usual few (no heap block per processing loop).
+  absl::InlinedVector<uint32_t, 16> outline_kernels;
 };
 
 class Invocation {
@@ -535,14 +537,20 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
   while (true) {
     if (queue.inline_kernels.empty()) {
       if (queue.outline_kernels.empty()) return;
-      // Switch to the stream of the first outline kernel.
+      // Switch to the stream of the first outline kernel: its kernels
+      // become the inline ones, the others stay outline, both in order (one
+      // pass, no temporary buffer).
       queue.stream = plan_->schedule[queue.outline_kernels.front()].stream;
       auto& outline = queue.outline_kernels;
-      auto moved = std::stable_partition(
-          outline.begin(), outline.end(),
-          [&](uint32_t k) { return plan_->schedule[k].stream != queue.stream; });
-      queue.inline_kernels.assign(moved, outline.end());
-      outline.erase(moved, outline.end());
+      size_t kept = 0;
+      for (uint32_t k : outline) {
+        if (plan_->schedule[k].stream == queue.stream) {
+          queue.inline_kernels.push_back(k);
+        } else {
+          outline[kept++] = k;
+        }
+      }
+      outline.resize(kept);
     }
     if (!queue.outline_kernels.empty()) FlushOutline(queue);
     RunKernel(queue, queue.inline_kernels.pop_back());
@@ -550,24 +558,61 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
 }
 
 void Invocation::FlushOutline(ReadyQueue& queue) {
-  // One work-queue task per other stream, in ascending stream order.
+  // One work-queue task per other stream, in ascending stream order; each
+  // stream's kernels in the order they became ready.
   auto& outline = queue.outline_kernels;
-  std::stable_sort(outline.begin(), outline.end(), [&](uint32_t a, uint32_t b) {
-    return plan_->schedule[a].stream < plan_->schedule[b].stream;
-  });
+  if (outline.size() <= 32) {
+    // Usually one kernel, or a few: an insertion sort in place.
+    for (size_t i = 1; i < outline.size(); ++i) {
+      uint32_t kernel = outline[i];
+      uint32_t stream = plan_->schedule[kernel].stream;
+      size_t j = i;
+      for (; j > 0 && stream < plan_->schedule[outline[j - 1]].stream; --j) {
+        outline[j] = outline[j - 1];
+      }
+      outline[j] = kernel;
+    }
+  } else {
+    // A value with users on many streams: sort (stream, position) keys,
+    // which keeps each stream's order without a merge sort's buffer.
+    std::vector<uint64_t> keys(outline.size());
+    for (size_t i = 0; i < outline.size(); ++i) {
+      keys[i] = uint64_t{plan_->schedule[outline[i]].stream} << 32 | i;
+    }
+    std::vector<uint32_t> order(outline.begin(), outline.end());
+    std::sort(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
+  }
+  // The kernels of the groups of several, in one block the tasks share.
+  std::shared_ptr<const uint32_t[]> block;
   for (size_t begin = 0; begin < outline.size();) {
     uint32_t stream = plan_->schedule[outline[begin]].stream;
     size_t end = begin;
     while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
     BecomeConcurrent();
     AddRef();
-    std::vector<uint32_t> group(outline.begin() + begin, outline.begin() + end);
-    context_->host()->EnqueueWork([this, stream, group = std::move(group)] {
-      ReadyQueue ready(stream);
-      ready.inline_kernels.assign(group.begin(), group.end());
-      Process(ready);
-      DropRef();
-    });
+    if (end - begin == 1) {
+      // One kernel (the usual stream's share): nothing to allocate for it.
+      context_->host()->EnqueueWork([this, stream, kernel = outline[begin]] {
+        ReadyQueue ready(stream);
+        ready.inline_kernels.push_back(kernel);
+        Process(ready);
+        DropRef();
+      });
+    } else {
+      if (block == nullptr) {
+        auto copy = std::make_shared<uint32_t[]>(outline.size());
+        std::copy(outline.begin(), outline.end(), copy.get());
+        block = std::move(copy);
+      }
+      const uint32_t first = static_cast<uint32_t>(begin), last = static_cast<uint32_t>(end);
+      context_->host()->EnqueueWork([this, stream, block, first, last] {
+        ReadyQueue ready(stream);
+        ready.inline_kernels.assign(block.get() + first, block.get() + last);
+        Process(ready);
+        DropRef();
+      });
+    }
     begin = end;
   }
   outline.clear();

@@ -228,7 +228,8 @@ class RunsEndTest(Repository):
             connection.request("POST", "/v2/models/forever/infer", json.dumps(FOREVER_BODY),
                                {"Content-Type": "application/json"})
             http_clients.append(connection)
-        time.sleep(1)
+        self.assertTrue(wait_until(lambda: sum(f.done() for f in futures) >= 8, 20))
+        time.sleep(0.2)
         refused = [f for f in futures if f.done()]
         self.assertEqual(len(refused), 8)
         for future in refused:

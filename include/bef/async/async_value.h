@@ -114,8 +114,12 @@ inline void FreeValueMemory(void* pointer, size_t size) {
 extern AsyncValueTypeInfo async_value_types[kMaxAsyncValueTypes];
 uint16_t RegisterAsyncValueType(AsyncValueTypeInfo info);
 
-// A registered waiter: intrusive singly linked, run (and freed) once.
+// A registered waiter: intrusive singly linked, run (and freed) once. Its
+// memory comes from the value free lists (a waiter per deferred kernel is
+// the executor's hot path for async kernels: no malloc there either).
 struct WaiterNode {
+  static void* operator new(size_t size) { return AllocateValueMemory(size); }
+  static void operator delete(void* pointer, size_t size) { FreeValueMemory(pointer, size); }
   void (*run_and_delete)(WaiterNode* node);
   WaiterNode* next = nullptr;
 };
