@@ -45,6 +45,7 @@
 #include "tools/serving/inference_service.h"
 #include "tools/serving/model_repository.h"
 #include "tools/serving/run_limits.h"
+#include "tools/serving/status_mapping.h"
 
 namespace bef {
 namespace {
@@ -332,11 +333,7 @@ int Serve(ServeOptions& options) {
       return serving::HttpResponse{status, "application/json",
                                    serving::ProtocolErrorJson(message), {}};
     }
-    std::string_view code = status == 404   ? "NOT_FOUND"
-                            : status == 503 ? "UNAVAILABLE"
-                            : status == 413 || status == 431 ? "RESOURCE_EXHAUSTED"
-                                                             : "INVALID_ARGUMENT";
-    return ToHttp(ErrorResponse(status, code, message));
+    return ToHttp(ErrorResponse(status, serving::CodeNameOfHttpStatus(status), message));
   };
 
   serving::HttpServer server(options.http, std::move(routes), refuse);

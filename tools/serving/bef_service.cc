@@ -23,6 +23,7 @@
 #include "bef/support/string_view.h"
 #include "tools/serving/json_codec.h"
 #include "tools/serving/model_repository.h"
+#include "tools/serving/status_mapping.h"
 
 namespace bef {
 namespace {
@@ -129,22 +130,18 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
     AsyncValue* value = results[i].get();
     if (value->IsError()) {
       const ErrorInfo& error = value->GetErrorInfo();
-      // (Cancellations are counted by WaitForRun.)
-      bool cancelled = error.status.code() == absl::StatusCode::kDeadlineExceeded ||
-                       error.status.code() == absl::StatusCode::kCancelled ||
-                       error.status.code() == absl::StatusCode::kUnavailable;
-      if (!cancelled) metrics_.runtime_errors.fetch_add(1, std::memory_order_relaxed);
+      // (Runs ended early are counted by RunLimits as cancelled.)
+      if (serving::HttpStatus(error.status.code(), serving::ErrorSource::kRun) == 500) {
+        metrics_.runtime_errors.fetch_add(1, std::memory_order_relaxed);
+      }
       Json body = {{"code", absl::StatusCodeToString(error.status.code())},
                    {"message", std::string(error.status.message())},
                    {"result", i}};
       if (std::string where = LocationText(error.location); !where.empty()) {
         body["location"] = where;
       }
-      int status = error.status.code() == absl::StatusCode::kDeadlineExceeded ? 504
-                   : error.status.code() == absl::StatusCode::kCancelled       ? 499
-                   : error.status.code() == absl::StatusCode::kUnavailable     ? 503
-                                                                               : 500;
-      return {status, DumpJson(Json{{"error", std::move(body)}})};
+      return {serving::HttpStatus(error.status.code(), serving::ErrorSource::kRun),
+              DumpJson(Json{{"error", std::move(body)}})};
     }
     absl::StatusOr<Json> json = ResultToJson(function->result_types()[i], value);
     if (!json.ok()) {

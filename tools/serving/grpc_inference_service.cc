@@ -23,68 +23,49 @@ grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
 
+// The values of a `contents` field as elements of type T (INT8 and UINT8
+// travel in 32-bit fields: range-checked).
 template <typename T, typename Field>
-absl::Status AppendNarrowed(const Field& values, const std::string& what, std::string* raw) {
+absl::Status AppendContents(const Field& values, const std::string& what, std::string* raw) {
   for (auto value : values) {
-    if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " has a value out of range"));
+    if constexpr (!std::is_same_v<decltype(value), T>) {
+      if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " has a value out of range"));
+      }
     }
-    T narrowed = static_cast<T>(value);
-    raw->append(reinterpret_cast<const char*>(&narrowed), sizeof(T));
+    T element = static_cast<T>(value);
+    raw->append(reinterpret_cast<const char*>(&element), sizeof(T));
   }
   return absl::OkStatus();
 }
 
-template <typename Field>
-void AppendAll(const Field& values, std::string* raw) {
-  for (auto value : values) raw->append(reinterpret_cast<const char*>(&value), sizeof(value));
-}
-
-// Typed `contents` in the raw layout of `datatype`.
+// Typed `contents` in the raw layout of `datatype` (protocol_datatypes.h).
 absl::Status ContentsToRaw(const std::string& datatype, const inference::InferTensorContents& c,
                            const std::string& what, std::string* raw) {
   // The contents travel in the one field of the datatype; values in any
   // other field are refused, never silently dropped.
-  const std::pair<const char*, int> fields[] = {
-      {"bool_contents", c.bool_contents_size()},     {"int_contents", c.int_contents_size()},
-      {"int64_contents", c.int64_contents_size()},   {"uint_contents", c.uint_contents_size()},
-      {"uint64_contents", c.uint64_contents_size()}, {"fp32_contents", c.fp32_contents_size()},
-      {"fp64_contents", c.fp64_contents_size()},     {"bytes_contents", c.bytes_contents_size()}};
-  const char* own = datatype == "BOOL"                         ? "bool_contents"
-                    : datatype == "INT8" || datatype == "INT32" ? "int_contents"
-                    : datatype == "INT64"                      ? "int64_contents"
-                    : datatype == "UINT8" || datatype == "UINT32" ? "uint_contents"
-                    : datatype == "UINT64"                     ? "uint64_contents"
-                    : datatype == "FP32"                       ? "fp32_contents"
-                    : datatype == "FP64"                       ? "fp64_contents"
-                    : datatype == "BYTES"                      ? "bytes_contents"
-                                                               : "";
-  for (const auto& [field, size] : fields) {
-    if (size > 0 && std::string_view(field) != own) {
+  const ProtocolDatatype* own = FindDatatype(datatype);
+  for (const ProtocolDatatype& other : ProtocolDatatypes()) {
+    if (own != nullptr && other.grpc_contents == own->grpc_contents) continue;
+    const int size =
+#define BEF_CONTENTS_SIZE(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  other.grpc_contents == #CONTENTS ? c.CONTENTS##_size():
+        BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_CONTENTS_SIZE)
+#undef BEF_CONTENTS_SIZE
+        c.bytes_contents_size();
+    if (size > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, " sets ", field, ", but a ", datatype, " tensor's contents are in ",
-          *own ? own : "no field of contents (the datatype is not taken)"));
+          what, " sets ", std::string(other.grpc_contents), ", but a ", datatype,
+          " tensor's contents are in ",
+          own != nullptr ? std::string(own->grpc_contents)
+                         : std::string("no field of contents (the datatype is not taken)")));
     }
   }
-  if (datatype == "BOOL") {
-    for (bool value : c.bool_contents()) raw->push_back(value ? 1 : 0);
-  } else if (datatype == "INT8") {
-    return AppendNarrowed<int8_t>(c.int_contents(), what, raw);
-  } else if (datatype == "INT32") {
-    AppendAll(c.int_contents(), raw);
-  } else if (datatype == "INT64") {
-    AppendAll(c.int64_contents(), raw);
-  } else if (datatype == "UINT8") {
-    return AppendNarrowed<uint8_t>(c.uint_contents(), what, raw);
-  } else if (datatype == "UINT32") {
-    AppendAll(c.uint_contents(), raw);
-  } else if (datatype == "UINT64") {
-    AppendAll(c.uint64_contents(), raw);
-  } else if (datatype == "FP32") {
-    AppendAll(c.fp32_contents(), raw);
-  } else if (datatype == "FP64") {
-    AppendAll(c.fp64_contents(), raw);
-  } else if (datatype == "BYTES") {
+#define BEF_CONTENTS_TO_RAW(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (datatype == NAME) return AppendContents<TYPE>(c.CONTENTS(), what, raw);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_CONTENTS_TO_RAW)
+#undef BEF_CONTENTS_TO_RAW
+  if (datatype == "BYTES") {
     for (const std::string& value : c.bytes_contents()) {
       uint32_t length = static_cast<uint32_t>(value.size());
       raw->append(reinterpret_cast<const char*>(&length), 4);
@@ -109,25 +90,11 @@ void OutputToContents(const OutputTensor& output, inference::InferTensorContents
   std::string_view raw = output.raw;
   if (d == "BYTES") {
     for (const std::string& value : output.strings) c->add_bytes_contents(value);
-  } else if (d == "BOOL") {
-    ForEachElement<bool>(raw, [&](bool v) { c->add_bool_contents(v); });
-  } else if (d == "INT8") {
-    ForEachElement<int8_t>(raw, [&](int8_t v) { c->add_int_contents(v); });
-  } else if (d == "INT32") {
-    ForEachElement<int32_t>(raw, [&](int32_t v) { c->add_int_contents(v); });
-  } else if (d == "INT64") {
-    ForEachElement<int64_t>(raw, [&](int64_t v) { c->add_int64_contents(v); });
-  } else if (d == "UINT8") {
-    ForEachElement<uint8_t>(raw, [&](uint8_t v) { c->add_uint_contents(v); });
-  } else if (d == "UINT32") {
-    ForEachElement<uint32_t>(raw, [&](uint32_t v) { c->add_uint_contents(v); });
-  } else if (d == "UINT64") {
-    ForEachElement<uint64_t>(raw, [&](uint64_t v) { c->add_uint64_contents(v); });
-  } else if (d == "FP32") {
-    ForEachElement<float>(raw, [&](float v) { c->add_fp32_contents(v); });
-  } else if (d == "FP64") {
-    ForEachElement<double>(raw, [&](double v) { c->add_fp64_contents(v); });
   }
+#define BEF_OUTPUT_TO_CONTENTS(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (d == NAME) ForEachElement<TYPE>(raw, [&](TYPE v) { c->add_##CONTENTS(v); });
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_OUTPUT_TO_CONTENTS)
+#undef BEF_OUTPUT_TO_CONTENTS
 }
 
 std::string OutputToRaw(const OutputTensor& output) {
@@ -301,7 +268,7 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
   if (!outcome.error.ok()) {
     std::string message(outcome.error.message());
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
-    return grpc::Status(static_cast<grpc::StatusCode>(outcome.error.code()), message);
+    return ToGrpc(absl::Status(outcome.error.code(), message));
   }
   response->set_model_name(model.name());
   response->set_model_version(std::to_string(model.version()));

@@ -14,32 +14,6 @@
 namespace bef::serving {
 namespace {
 
-struct DatatypeEntry {
-  ProtocolDatatype datatype;
-  std::string_view codec_name;  // json_codec's dtype name
-};
-constexpr DatatypeEntry kDatatypes[] = {
-    {{"BOOL", false, DType::kI1}, "i1"},     {{"INT8", false, DType::kI8}, "i8"},
-    {{"INT32", false, DType::kI32}, "i32"},  {{"INT64", false, DType::kI64}, "i64"},
-    {{"UINT8", false, DType::kUI8}, "ui8"},  {{"UINT32", false, DType::kUI32}, "ui32"},
-    {{"UINT64", false, DType::kUI64}, "ui64"}, {{"FP32", false, DType::kF32}, "f32"},
-    {{"FP64", false, DType::kF64}, "f64"},   {{"BYTES", true, DType::kI1}, "string"},
-};
-
-const DatatypeEntry* FindEntry(std::string_view name) {
-  for (const DatatypeEntry& entry : kDatatypes) {
-    if (entry.datatype.name == name) return &entry;
-  }
-  return nullptr;
-}
-
-const DatatypeEntry* EntryOf(DType dtype) {
-  for (const DatatypeEntry& entry : kDatatypes) {
-    if (!entry.datatype.bytes && entry.datatype.dtype == dtype) return &entry;
-  }
-  return nullptr;
-}
-
 absl::Status Refuse(std::string_view message) {
   return absl::InvalidArgumentError(std::string(message));
 }
@@ -147,20 +121,14 @@ absl::StatusOr<RCReference<AsyncValue>> ScalarFromRaw(const ProtocolDatatype& da
     return Refuse(absl::StrCat(what, " has ", raw.size(), " bytes; one ", std::string(datatype.name),
                                " is ", DTypeSize(datatype.dtype)));
   }
-  switch (datatype.dtype) {
-    case DType::kI1:
-      if (static_cast<uint8_t>(raw[0]) > 1) return Refuse(what + " BOOL bytes must be 0 or 1");
-      return ScalarFromRaw<bool>(raw);
-    case DType::kI8: return ScalarFromRaw<int8_t>(raw);
-    case DType::kI32: return ScalarFromRaw<int32_t>(raw);
-    case DType::kI64: return ScalarFromRaw<int64_t>(raw);
-    case DType::kUI8: return ScalarFromRaw<uint8_t>(raw);
-    case DType::kUI32: return ScalarFromRaw<uint32_t>(raw);
-    case DType::kUI64: return ScalarFromRaw<uint64_t>(raw);
-    case DType::kF32: return ScalarFromRaw<float>(raw);
-    case DType::kF64: return ScalarFromRaw<double>(raw);
-    default: return Refuse(what + " has an unsupported datatype");
+  if (datatype.dtype == DType::kI1 && static_cast<uint8_t>(raw[0]) > 1) {
+    return Refuse(what + " BOOL bytes must be 0 or 1");
   }
+#define BEF_SCALAR_FROM_RAW(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (datatype.dtype == DTYPE) return ScalarFromRaw<TYPE>(raw);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_SCALAR_FROM_RAW)
+#undef BEF_SCALAR_FROM_RAW
+  return Refuse(what + " has an unsupported datatype");
 }
 
 absl::StatusOr<RCReference<AsyncValue>> TensorFromRaw(const ProtocolDatatype& datatype,
@@ -224,19 +192,10 @@ Json DataJson(const OutputTensor& output) {
     for (const std::string& element : output.strings) data.push_back(element);
     return data;
   }
-  const DatatypeEntry* entry = FindEntry(output.datatype);
-  switch (entry->datatype.dtype) {
-    case DType::kI1: AppendElements<bool>(output.raw, data); break;
-    case DType::kI8: AppendElements<int8_t>(output.raw, data); break;
-    case DType::kI32: AppendElements<int32_t>(output.raw, data); break;
-    case DType::kI64: AppendElements<int64_t>(output.raw, data); break;
-    case DType::kUI8: AppendElements<uint8_t>(output.raw, data); break;
-    case DType::kUI32: AppendElements<uint32_t>(output.raw, data); break;
-    case DType::kUI64: AppendElements<uint64_t>(output.raw, data); break;
-    case DType::kF32: AppendElements<float>(output.raw, data); break;
-    case DType::kF64: AppendElements<double>(output.raw, data); break;
-    default: break;
-  }
+#define BEF_APPEND_ELEMENTS(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (output.datatype == NAME) AppendElements<TYPE>(output.raw, data);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_APPEND_ELEMENTS)
+#undef BEF_APPEND_ELEMENTS
   return data;
 }
 
@@ -259,20 +218,15 @@ std::string_view BytesOf(AsyncValue* value) {
 
 }  // namespace
 
-const ProtocolDatatype* FindDatatype(std::string_view name) {
-  const DatatypeEntry* entry = FindEntry(name);
-  return entry == nullptr ? nullptr : &entry->datatype;
-}
 
 absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
                                                     const InputTensor& input,
                                                     HostAllocator* allocator) {
   std::string what = absl::StrCat("input '", input.name, "'");
-  const DatatypeEntry* entry = FindEntry(input.datatype);
-  if (entry == nullptr) {
+  const ProtocolDatatype* datatype = FindDatatype(input.datatype);
+  if (datatype == nullptr) {
     return Refuse(absl::StrCat(what, " has datatype '", input.datatype,
-                               "', which this server does not take (BOOL, INT8, INT32, INT64, "
-                               "UINT8, UINT32, UINT64, FP32, FP64, BYTES)"));
+                               "', which this server does not take (", DatatypeNames(), ")"));
   }
   if (!spec.datatype.empty() && spec.datatype != input.datatype) {
     return Refuse(absl::StrCat(what, " has datatype ", input.datatype, "; the model takes ",
@@ -293,8 +247,8 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
     if (!fits) return Refuse(absl::StrCat(what, " has a shape the model does not take"));
   }
   if (input.json_data == nullptr) {
-    if (scalar) return ScalarFromRaw(entry->datatype, input.raw, what);
-    return TensorFromRaw(entry->datatype, input, *count, allocator, what);
+    if (scalar) return ScalarFromRaw(*datatype, input.raw, what);
+    return TensorFromRaw(*datatype, input, *count, allocator, what);
   }
   Json& data = *static_cast<Json*>(input.json_data);
   Json flat = Json::array();
@@ -305,7 +259,10 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
                                *count));
   }
   if (scalar) return ArgumentFromJson(spec.bef_type, flat[0], allocator, what);
-  Json tensor = {{"dtype", entry->codec_name}, {"shape", input.shape}, {"values", std::move(flat)}};
+  // The /v1/ API's tensor form ("string" for BYTES).
+  Json tensor = {{"dtype", datatype->bytes ? std::string_view("string") : datatype->bef_scalar},
+                 {"shape", input.shape},
+                 {"values", std::move(flat)}};
   return ArgumentFromJson(spec.bef_type, tensor, allocator, what);
 }
 
@@ -315,13 +272,13 @@ absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<
   AsyncValue* v = value.get();
   if (v->IsType<DenseHostTensor>()) {
     const DenseHostTensor& tensor = v->get<DenseHostTensor>();
-    const DatatypeEntry* entry = EntryOf(tensor.dtype());
-    if (entry == nullptr) {
+    const ProtocolDatatype* datatype = DatatypeOfDType(tensor.dtype());
+    if (datatype == nullptr) {
       return absl::UnimplementedError(absl::StrCat("output '", spec.name,
                                                    "' is a tensor of a dtype the protocol "
                                                    "cannot carry"));
     }
-    output.datatype = std::string(entry->datatype.name);
+    output.datatype = std::string(datatype->name);
     output.shape = tensor.shape().dims();
     output.raw = std::string_view(static_cast<const char*>(tensor.data()), tensor.DataSize());
   } else if (v->IsType<StringHostTensor>()) {
@@ -332,24 +289,11 @@ absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<
   } else if (v->IsType<std::string>()) {
     output.datatype = "BYTES";
     output.strings = {v->get<std::string>()};
-  } else if (v->IsType<bool>()) {
-    output.datatype = "BOOL", output.raw = BytesOf<bool>(v);
-  } else if (v->IsType<int8_t>()) {
-    output.datatype = "INT8", output.raw = BytesOf<int8_t>(v);
-  } else if (v->IsType<int32_t>()) {
-    output.datatype = "INT32", output.raw = BytesOf<int32_t>(v);
-  } else if (v->IsType<int64_t>()) {
-    output.datatype = "INT64", output.raw = BytesOf<int64_t>(v);
-  } else if (v->IsType<uint8_t>()) {
-    output.datatype = "UINT8", output.raw = BytesOf<uint8_t>(v);
-  } else if (v->IsType<uint32_t>()) {
-    output.datatype = "UINT32", output.raw = BytesOf<uint32_t>(v);
-  } else if (v->IsType<uint64_t>()) {
-    output.datatype = "UINT64", output.raw = BytesOf<uint64_t>(v);
-  } else if (v->IsType<float>()) {
-    output.datatype = "FP32", output.raw = BytesOf<float>(v);
-  } else if (v->IsType<double>()) {
-    output.datatype = "FP64", output.raw = BytesOf<double>(v);
+#define BEF_SCALAR_OUTPUT(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  } else if (v->IsType<TYPE>()) {                                \
+    output.datatype = NAME, output.raw = BytesOf<TYPE>(v);
+    BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_SCALAR_OUTPUT)
+#undef BEF_SCALAR_OUTPUT
   } else {
     return absl::UnimplementedError(absl::StrCat("output '", spec.name, "' of type ",
                                                  spec.bef_type, " has no protocol form"));

@@ -29,17 +29,9 @@
 #include "bef/async/rc_reference.h"
 #include "bef/host/host_allocator.h"
 #include "tools/serving/model_repository.h"
+#include "tools/serving/protocol_datatypes.h"
 
 namespace bef::serving {
-
-// A datatype of the protocol as the runtime holds it.
-struct ProtocolDatatype {
-  std::string_view name;  // "FP32"
-  bool bytes;             // BYTES: strings
-  DType dtype;            // otherwise
-};
-// Null for a datatype the runtime has no tensors of (FP16, INT16, ...).
-const ProtocolDatatype* FindDatatype(std::string_view name);
 
 // An input value before decoding: what protocol front ends (HTTP JSON,
 // binary, gRPC) hand to DecodeInput.

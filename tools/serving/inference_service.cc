@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/serving/inference_protocol.h"
 #include "tools/serving/json_codec.h"
+#include "tools/serving/status_mapping.h"
 
 namespace bef::serving {
 namespace {
@@ -15,16 +16,9 @@ HttpResponse Error(int status, std::string_view message) {
   return HttpResponse{status, "application/json", ProtocolErrorJson(message), {}};
 }
 
+// An error of handling the request (status_mapping.h).
 HttpResponse ErrorOf(const absl::Status& error) {
-  std::string message(error.message());
-  switch (error.code()) {
-    case absl::StatusCode::kNotFound: return Error(404, message);
-    case absl::StatusCode::kUnavailable: return Error(503, message);
-    case absl::StatusCode::kInvalidArgument: return Error(400, message);
-    case absl::StatusCode::kFailedPrecondition: return Error(400, message);
-    case absl::StatusCode::kDeadlineExceeded: return Error(504, message);
-    default: return Error(500, message);
-  }
+  return Error(HttpStatus(error.code(), ErrorSource::kRequest), std::string(error.message()));
 }
 
 HttpResponse Empty(int status = 200) { return HttpResponse{status, "text/plain", "", {}}; }
@@ -156,11 +150,7 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
   if (!outcome.error.ok()) {
     std::string message(outcome.error.message());
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
-    int status = outcome.error.code() == absl::StatusCode::kDeadlineExceeded ? 504
-                 : outcome.error.code() == absl::StatusCode::kCancelled       ? 499
-                 : outcome.error.code() == absl::StatusCode::kUnavailable     ? 503
-                                                                              : 500;
-    return finish(Error(status, message));
+    return finish(Error(HttpStatus(outcome.error.code(), ErrorSource::kRun), message));
   }
   absl::StatusOr<HttpInferResponse> encoded =
       EncodeHttpInferResponse(model, *decoded, std::move(outcome.outputs));

@@ -14,25 +14,18 @@
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
+#include "tools/serving/protocol_datatypes.h"
 
 namespace bef {
 namespace {
 
-struct DTypeInfo {
-  const char* name;
-  DType dtype;
-};
-constexpr DTypeInfo kTensorDTypes[] = {
-    {"i1", DType::kI1},     {"i8", DType::kI8},     {"i32", DType::kI32},
-    {"i64", DType::kI64},   {"ui8", DType::kUI8},   {"ui32", DType::kUI32},
-    {"ui64", DType::kUI64}, {"f32", DType::kF32},   {"f64", DType::kF64},
-};
+// The /v1/ API's tensor dtypes are the BEF scalar types of the protocol's
+// numeric datatypes ("f32"): one table (protocol_datatypes.h).
+using DTypeInfo = serving::ProtocolDatatype;
 
-const char* DTypeJsonName(DType dtype) {
-  for (const DTypeInfo& info : kTensorDTypes) {
-    if (info.dtype == dtype) return info.name;
-  }
-  return nullptr;
+std::string_view DTypeJsonName(DType dtype) {
+  const DTypeInfo* datatype = serving::DatatypeOfDType(dtype);
+  return datatype != nullptr ? datatype->bef_scalar : std::string_view();
 }
 
 absl::Status Refuse(const std::string& what, std::string_view problem) {
@@ -127,12 +120,15 @@ absl::StatusOr<TensorHeader> TensorHeaderFrom(const Json& value, const std::stri
   }
   header.shape = TensorShape(std::move(dims));
   if (dtype_name == "string") return header;
-  for (const DTypeInfo& candidate : kTensorDTypes) {
-    if (dtype_name == candidate.name) header.dtype = &candidate;
-  }
+  const DTypeInfo* datatype = serving::DatatypeOfBefScalar(dtype_name);
+  if (datatype != nullptr && !datatype->bytes) header.dtype = datatype;
   if (header.dtype == nullptr) {
-    return Refuse(what, absl::StrCat(" has an unsupported dtype '", dtype_name,
-                                     "' (i1, i8, i32, i64, ui8, ui32, ui64, f32, f64, string)"));
+    std::string names;
+    for (const DTypeInfo& candidate : serving::ProtocolDatatypes()) {
+      if (!candidate.bytes) absl::StrAppend(&names, ToAbsl(candidate.bef_scalar), ", ");
+    }
+    return Refuse(what, absl::StrCat(" has an unsupported dtype '", dtype_name, "' (", names,
+                                     "string)"));
   }
   return header;
 }
@@ -149,18 +145,11 @@ absl::Status StoreElement(void* data, size_t index, const Json& value) {
 }
 
 ElementStore ElementStoreFor(DType dtype) {
-  switch (dtype) {
-    case DType::kI1: return &StoreElement<bool>;
-    case DType::kI8: return &StoreElement<int8_t>;
-    case DType::kI32: return &StoreElement<int32_t>;
-    case DType::kI64: return &StoreElement<int64_t>;
-    case DType::kUI8: return &StoreElement<uint8_t>;
-    case DType::kUI32: return &StoreElement<uint32_t>;
-    case DType::kUI64: return &StoreElement<uint64_t>;
-    case DType::kF32: return &StoreElement<float>;
-    case DType::kF64: return &StoreElement<double>;
-    default: return nullptr;
-  }
+#define BEF_ELEMENT_STORE(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (dtype == DTYPE) return &StoreElement<TYPE>;
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_ELEMENT_STORE)
+#undef BEF_ELEMENT_STORE
+  return nullptr;
 }
 
 absl::Status ElementError(const std::string& what, size_t index, const absl::Status& problem) {
@@ -257,18 +246,22 @@ Json FloatJson(double value) {
   return value;
 }
 
+// One element: floating point through FloatJson (NaN, infinities).
+template <typename T>
+Json ElementJson(T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return FloatJson(value);
+  } else {
+    return Json(value);
+  }
+}
+
 template <typename T>
 Json ElementsJson(const DenseHostTensor& tensor) {
   Json values = Json::array();
   const T* data = static_cast<const T*>(tensor.data());
   int64_t count = std::max<int64_t>(tensor.NumElements(), 0);
-  for (int64_t i = 0; i < count; ++i) {
-    if constexpr (std::is_floating_point_v<T>) {
-      values.push_back(FloatJson(data[i]));
-    } else {
-      values.push_back(data[i]);
-    }
-  }
+  for (int64_t i = 0; i < count; ++i) values.push_back(ElementJson(data[i]));
   return values;
 }
 
@@ -296,15 +289,10 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
                                                          const Json& value,
                                                          HostAllocator* allocator,
                                                          const std::string& what) {
-  if (type == "i1") return ScalarValueFrom<bool>(value, what);
-  if (type == "i8") return ScalarValueFrom<int8_t>(value, what);
-  if (type == "i32") return ScalarValueFrom<int32_t>(value, what);
-  if (type == "i64") return ScalarValueFrom<int64_t>(value, what);
-  if (type == "ui8") return ScalarValueFrom<uint8_t>(value, what);
-  if (type == "ui32") return ScalarValueFrom<uint32_t>(value, what);
-  if (type == "ui64") return ScalarValueFrom<uint64_t>(value, what);
-  if (type == "f32") return ScalarValueFrom<float>(value, what);
-  if (type == "f64") return ScalarValueFrom<double>(value, what);
+#define BEF_SCALAR_FROM_JSON(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (type == BEF_SCALAR) return ScalarValueFrom<TYPE>(value, what);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_SCALAR_FROM_JSON)
+#undef BEF_SCALAR_FROM_JSON
   if (type == "!tfrt.string") {
     if (!value.is_string()) return Refuse(what, " must be a string");
     return MakeAvailableAsyncValueRef<std::string>(value.get<std::string>()).ReleaseRCRef();
@@ -518,15 +506,10 @@ absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_v
 }
 
 absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value) {
-  if (value->IsType<bool>()) return Json(value->get<bool>());
-  if (value->IsType<int8_t>()) return Json(value->get<int8_t>());
-  if (value->IsType<int32_t>()) return Json(value->get<int32_t>());
-  if (value->IsType<int64_t>()) return Json(value->get<int64_t>());
-  if (value->IsType<uint8_t>()) return Json(value->get<uint8_t>());
-  if (value->IsType<uint32_t>()) return Json(value->get<uint32_t>());
-  if (value->IsType<uint64_t>()) return Json(value->get<uint64_t>());
-  if (value->IsType<float>()) return FloatJson(value->get<float>());
-  if (value->IsType<double>()) return FloatJson(value->get<double>());
+#define BEF_SCALAR_TO_JSON(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (value->IsType<TYPE>()) return ElementJson(value->get<TYPE>());
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_SCALAR_TO_JSON)
+#undef BEF_SCALAR_TO_JSON
   if (value->IsType<std::string>()) return Json(value->get<std::string>());
   if (value->IsType<Chain>()) return Json(nullptr);
   if (value->IsType<StringHostTensor>()) {
@@ -536,20 +519,15 @@ absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value) {
   if (value->IsType<DenseHostTensor>()) {
     const DenseHostTensor& tensor = value->get<DenseHostTensor>();
     Json values;
-    switch (tensor.dtype()) {
-      case DType::kI1: values = ElementsJson<bool>(tensor); break;
-      case DType::kI8: values = ElementsJson<int8_t>(tensor); break;
-      case DType::kI32: values = ElementsJson<int32_t>(tensor); break;
-      case DType::kI64: values = ElementsJson<int64_t>(tensor); break;
-      case DType::kUI8: values = ElementsJson<uint8_t>(tensor); break;
-      case DType::kUI32: values = ElementsJson<uint32_t>(tensor); break;
-      case DType::kUI64: values = ElementsJson<uint64_t>(tensor); break;
-      case DType::kF32: values = ElementsJson<float>(tensor); break;
-      case DType::kF64: values = ElementsJson<double>(tensor); break;
-      default:
-        return absl::UnimplementedError(absl::StrCat("a result tensor of dtype ",
-                                                     ToAbsl(DTypeName(tensor.dtype())),
-                                                     " has no JSON form"));
+    const DType dtype = tensor.dtype();
+#define BEF_ELEMENTS_TO_JSON(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+    if (dtype == DTYPE) values = ElementsJson<TYPE>(tensor);
+    BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_ELEMENTS_TO_JSON)
+#undef BEF_ELEMENTS_TO_JSON
+    if (values.is_null()) {
+      return absl::UnimplementedError(absl::StrCat("a result tensor of dtype ",
+                                                   ToAbsl(DTypeName(tensor.dtype())),
+                                                   " has no JSON form"));
     }
     return Json{{"dtype", DTypeJsonName(tensor.dtype())},
                 {"shape", tensor.shape().dims()},

@@ -14,23 +14,12 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/support/string_view.h"
 #include "nlohmann/json.hpp"
+#include "tools/serving/protocol_datatypes.h"
 
 namespace bef::serving {
 namespace {
 
 using Json = nlohmann::json;
-
-// The protocol's datatype of a scalar BEF type, or null.
-const char* ScalarDatatype(std::string_view type) {
-  static constexpr std::pair<std::string_view, const char*> kScalars[] = {
-      {"i1", "BOOL"},     {"i8", "INT8"},     {"i32", "INT32"},   {"i64", "INT64"},
-      {"ui8", "UINT8"},   {"ui32", "UINT32"}, {"ui64", "UINT64"}, {"f32", "FP32"},
-      {"f64", "FP64"},    {"!tfrt.string", "BYTES"}};
-  for (const auto& [bef_type, datatype] : kScalars) {
-    if (type == bef_type) return datatype;
-  }
-  return nullptr;
-}
 
 constexpr std::string_view kChain = "!tfrt.chain";
 
@@ -250,8 +239,8 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
       spec.bef_type = std::string(type);
       size_t index = specs->size();
       spec.name = absl::StrCat(prefix, index);
-      if (const char* datatype = ScalarDatatype(type)) {
-        spec.datatype = datatype;
+      if (const ProtocolDatatype* datatype = DatatypeOfBefScalar(type)) {
+        spec.datatype = std::string(datatype->name);
       } else if (type == kTensor) {
         spec.shape = {-1};
       } else {
@@ -309,7 +298,7 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
   // The request holds this version until its last kernel has run (the
   // executor keeps the request while any of its work is queued), so an
   // unload or a reload never frees the program under it.
-  request->SetData<std::shared_ptr<const LoadedModel>>(shared_from_this());
+  request->KeepAlive(shared_from_this());
   std::vector<RCReference<AsyncValue>> results(entry_->num_results());
   limits_->Run(*entry_, *request, argument_values, results, deadline, stop);
 
