@@ -49,6 +49,14 @@ def infer(server, model, body, timeout=30):
         connection.close()
 
 
+def forever_request():
+    """A gRPC ModelInferRequest of the model that never ends."""
+    request = pb2.ModelInferRequest(model_name="forever")
+    tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
+    tensor.contents.int_contents.append(1)
+    return request
+
+
 def in_flight(server, model):
     _, text = server.request("GET", "/metrics")
     for line in text.splitlines():
@@ -183,9 +191,7 @@ class RunsEndTest(Repository):
         # gRPC calls cancelled by their client end their runs too.
         channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
         stub = pb2_grpc.GRPCInferenceServiceStub(channel)
-        request = pb2.ModelInferRequest(model_name="forever")
-        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
-        tensor.contents.int_contents.append(1)
+        request = forever_request()
         futures = [stub.ModelInfer.future(request) for _ in range(4)]
         time.sleep(0.5)
         for future in futures:
@@ -218,9 +224,7 @@ class RunsEndTest(Repository):
                             "--max_run_secs=60")
         channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
         stub = pb2_grpc.GRPCInferenceServiceStub(channel)
-        request = pb2.ModelInferRequest(model_name="forever")
-        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
-        tensor.contents.int_contents.append(1)
+        request = forever_request()
         futures = [stub.ModelInfer.future(request) for _ in range(12)]
         http_clients = []
         for _ in range(2):
@@ -252,9 +256,7 @@ class RunsEndTest(Repository):
         server = self.serve("--grpc_port=0", "--drain_secs=2")
         channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)
         stub = pb2_grpc.GRPCInferenceServiceStub(channel)
-        request = pb2.ModelInferRequest(model_name="forever")
-        tensor = request.inputs.add(name="input_0", datatype="INT32", shape=[])
-        tensor.contents.int_contents.append(1)
+        request = forever_request()
         grpc_call = stub.ModelInfer.future(request)  # no deadline
         answers = []
 

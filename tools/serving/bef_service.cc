@@ -26,15 +26,6 @@
 #include "tools/serving/status_mapping.h"
 
 namespace bef {
-namespace {
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 ServiceResponse ErrorResponse(int http_status, std::string_view code,
                               std::string_view message) {
@@ -112,7 +103,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
   std::optional<absl::Duration> deadline = request->deadline;
   std::vector<RCReference<AsyncValue>> arguments = std::move(request->arguments);
 
-  int64_t start = NowNanos();
+  int64_t start = MonotonicNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
   RCReference<RequestContext> request_context = RequestContext::Create(
       host_, resources_.get(), next_request_id_.fetch_add(1));
@@ -123,7 +114,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
                deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
                stop);
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
-  metrics_.ObserveLatency(NowNanos() - start);
+  metrics_.ObserveLatency(MonotonicNanos() - start);
 
   Json values = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {

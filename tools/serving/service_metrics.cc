@@ -62,18 +62,14 @@ std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs) const {
   return text;
 }
 
-namespace {
-
-int64_t NowNanos() {
+int64_t MonotonicNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
-}  // namespace
-
 InferenceMeter::InferenceMeter(ModelMetrics& metrics)
-    : metrics_(metrics), start_nanos_(NowNanos()) {
+    : metrics_(metrics), start_nanos_(MonotonicNanos()) {
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -81,7 +77,7 @@ InferenceMeter::~InferenceMeter() {
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   if (succeeded_) {
     metrics_.success.fetch_add(1, std::memory_order_relaxed);
-    metrics_.latency.Observe(NowNanos() - start_nanos_);
+    metrics_.latency.Observe(MonotonicNanos() - start_nanos_);
   } else {
     metrics_.failure.fetch_add(1, std::memory_order_relaxed);
   }

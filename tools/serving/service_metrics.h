@@ -14,6 +14,9 @@
 
 namespace bef {
 
+// The steady clock in nanoseconds (latencies).
+int64_t MonotonicNanos();
+
 // A Prometheus histogram of latencies.
 struct LatencyHistogram {
   // Upper bounds of the buckets, in seconds.
