@@ -8,6 +8,7 @@ usage: hostile_clients_test.py BEF_SERVE PROGRAM.bef
 """
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -395,7 +396,15 @@ class ShutdownTest(unittest.TestCase):
             process = subprocess.Popen(
                 [BEF_SERVE, "--port=0", "--model_repository=" + directory],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(0.05)
+            # Once the process takes SIGTERM itself (blocked for its signal
+            # thread, from before the load), not the default action.
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with open("/proc/%d/status" % process.pid) as status:
+                    blocked = [line for line in status if line.startswith("SigBlk:")]
+                if blocked and int(blocked[0].split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+                    break
+                time.sleep(0.001)
             start = time.monotonic()
             process.send_signal(15)
             out, err = process.communicate(timeout=10)

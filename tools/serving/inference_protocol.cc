@@ -1,5 +1,7 @@
 #include "tools/serving/inference_protocol.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -166,37 +168,103 @@ absl::StatusOr<RCReference<AsyncValue>> TensorFromRaw(const ProtocolDatatype& da
       .ReleaseRCRef();
 }
 
-Json NumberJson(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
+// Writes `number` (finite) in nlohmann::json's dump layout: fixed notation
+// for decimal exponents in (-4, 15], ".0" on integral values, otherwise
+// d.ddde+XX; the digits are the shortest that round-trip (std::to_chars;
+// nlohmann's Grisu2 sometimes writes one more, the value is the same).
+void AppendDoubleText(double number, std::string* text) {
+  char buffer[64];
+  char* end = std::to_chars(buffer, buffer + sizeof(buffer), number, std::chars_format::scientific).ptr;
+  const char* p = buffer;
+  if (*p == '-') {
+    text->push_back('-');
+    ++p;
+  }
+  char digits[32];
+  int k = 0;
+  const char* e = std::find(p, static_cast<const char*>(end), 'e');
+  for (const char* c = p; c < e; ++c) {
+    if (*c != '.') digits[k++] = *c;
+  }
+  int exponent = 0;
+  std::from_chars(e + (e[1] == '+' ? 2 : 1), end, exponent);
+  const int n = exponent + 1;  // the decimal point sits after n digits
+  if (k <= n && n <= 15) {
+    text->append(digits, k);
+    text->append(n - k, '0');
+    text->append(".0");
+  } else if (0 < n && n <= 15) {
+    text->append(digits, n);
+    text->push_back('.');
+    text->append(digits + n, k - n);
+  } else if (-4 < n && n <= 0) {
+    text->append("0.");
+    text->append(-n, '0');
+    text->append(digits, k);
+  } else {
+    text->push_back(digits[0]);
+    if (k > 1) {
+      text->push_back('.');
+      text->append(digits + 1, k - 1);
+    }
+    const int shown = n - 1;
+    text->push_back('e');
+    text->push_back(shown < 0 ? '-' : '+');
+    const int magnitude = shown < 0 ? -shown : shown;
+    if (magnitude < 10) text->push_back('0');
+    char exponent_text[8];
+    text->append(exponent_text, std::to_chars(exponent_text, exponent_text + 8, magnitude).ptr);
+  }
+}
+
+// One element as JSON text, as the protocol's JSON carries it (NaN and
+// infinities as the strings "nan", "inf", "-inf"), without a JSON tree.
+template <typename T>
+void AppendElementText(T value, std::string* text) {
+  char buffer[64];
+  if constexpr (std::is_same_v<T, bool>) {
+    text->append(value ? "true" : "false");
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const double number = value;
+    if (std::isnan(number)) {
+      text->append("\"nan\"");
+    } else if (std::isinf(number)) {
+      text->append(number > 0 ? "\"inf\"" : "\"-inf\"");
+    } else {
+      AppendDoubleText(number, text);
+    }
+  } else {
+    char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+    text->append(buffer, end);
+  }
 }
 
 template <typename T>
-void AppendElements(std::string_view raw, Json& data) {
+void AppendElementsText(std::string_view raw, std::string* text) {
   size_t count = raw.size() / sizeof(T);
+  text->reserve(text->size() + count * (std::is_floating_point_v<T> ? 12 : 6) + 2);
   for (size_t i = 0; i < count; ++i) {
     T value;
     std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
-    if constexpr (std::is_floating_point_v<T>) {
-      data.push_back(NumberJson(value));
-    } else {
-      data.push_back(value);
-    }
+    if (i > 0) text->push_back(',');
+    AppendElementText(value, text);
   }
 }
 
-Json DataJson(const OutputTensor& output) {
-  Json data = Json::array();
+// An output's "data" as JSON text: the elements, flat.
+void AppendDataText(const OutputTensor& output, std::string* text) {
+  text->push_back('[');
   if (output.datatype == "BYTES") {
-    for (const std::string& element : output.strings) data.push_back(element);
-    return data;
+    for (size_t i = 0; i < output.strings.size(); ++i) {
+      if (i > 0) text->push_back(',');
+      text->append(DumpJson(Json(output.strings[i])));
+    }
   }
-#define BEF_APPEND_ELEMENTS(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (output.datatype == NAME) AppendElements<TYPE>(output.raw, data);
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_APPEND_ELEMENTS)
-#undef BEF_APPEND_ELEMENTS
-  return data;
+#define BEF_APPEND_ELEMENTS_TEXT(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (output.datatype == NAME) AppendElementsText<TYPE>(output.raw, text);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_APPEND_ELEMENTS_TEXT)
+#undef BEF_APPEND_ELEMENTS_TEXT
+  text->push_back(']');
 }
 
 void AppendRaw(const OutputTensor& output, std::string* bytes) {
@@ -246,6 +314,7 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
     }
     if (!fits) return Refuse(absl::StrCat(what, " has a shape the model does not take"));
   }
+  if (input.streamed) return input.streamed.CopyRef();  // its count checked as it was read
   if (input.json_data == nullptr) {
     if (scalar) return ScalarFromRaw(*datatype, input.raw, what);
     return TensorFromRaw(*datatype, input, *count, allocator, what);
@@ -310,9 +379,19 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   if (header_size > body->size()) {
     return Refuse("Inference-Header-Content-Length is larger than the body");
   }
-  absl::StatusOr<Json> parsed = ParseJsonLimited(std::string_view(*body).substr(0, header_size));
+  // One pass: a tensor input's JSON data goes straight into its tensor.
+  const std::vector<TensorSpec>& input_specs = model.inputs();
+  auto is_tensor_input = [&input_specs](std::string_view name) {
+    for (const TensorSpec& spec : input_specs) {
+      if (spec.name == name) return spec.bef_type == "!tfrt_tensor.tensor";
+    }
+    return false;
+  };
+  absl::StatusOr<InferRequestJson> parsed = ParseInferRequestJson(
+      std::string_view(*body).substr(0, header_size), is_tensor_input, allocator);
   if (!parsed.ok()) return parsed.status();
-  Json& request = *parsed;
+  Json& request = parsed->body;
+  std::vector<RCReference<AsyncValue>>& streamed = parsed->streamed;
   if (!request.is_object()) return Refuse("the body must be a JSON object with \"inputs\"");
   std::string_view binary = std::string_view(*body).substr(header_size);
 
@@ -346,7 +425,9 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   const std::vector<TensorSpec>& specs = model.inputs();
   decoded.inputs.resize(specs.size());
   size_t binary_offset = 0;
+  size_t position = 0;
   for (Json& input_json : request["inputs"]) {
+    const size_t at = position++;
     if (!input_json.is_object() || !input_json.contains("name") ||
         !input_json["name"].is_string() || !input_json.contains("datatype") ||
         !input_json["datatype"].is_string() || !input_json.contains("shape") ||
@@ -389,6 +470,7 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
         return Refuse(absl::StrCat("input '", input.name, "' has no data"));
       }
       input.json_data = &input_json["data"];
+      if (at < streamed.size() && streamed[at]) input.streamed = std::move(streamed[at]);
     }
     absl::StatusOr<RCReference<AsyncValue>> value = DecodeInput(specs[index], input, allocator);
     if (!value.ok()) return value.status();
@@ -440,10 +522,12 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
 absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     const LoadedModel& model, const HttpInferRequest& request,
     std::vector<RCReference<AsyncValue>> outputs) {
+  // Written as text, keys in nlohmann's (sorted) order: an output's "data"
+  // goes straight from the tensor into the body, never through a tree.
   Json response = {{"model_name", model.name()},
                    {"model_version", std::to_string(model.version())}};
   if (request.has_id) response["id"] = request.id;
-  Json outputs_json = Json::array();
+  std::string outputs_text = "[";
   std::string binary;
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     size_t index = request.outputs[i];
@@ -467,13 +551,27 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
               "(\"parameters\": {\"binary_data\": true})"));
         }
       }
-      entry["data"] = DataJson(*output);
     }
-    outputs_json.push_back(std::move(entry));
+    if (i > 0) outputs_text.push_back(',');
+    std::string entry_text = DumpJson(entry);  // {"datatype":...,"shape":[...]}
+    if (!request.binary_outputs[i]) {
+      // "data" sorts first.
+      outputs_text.append("{\"data\":");
+      AppendDataText(*output, &outputs_text);
+      outputs_text.push_back(',');
+      outputs_text.append(entry_text, 1, std::string::npos);
+    } else {
+      outputs_text.append(entry_text);
+    }
   }
-  response["outputs"] = std::move(outputs_json);
+  outputs_text.push_back(']');
   HttpInferResponse encoded;
+  // "outputs" sorts last: it closes the object.
   encoded.body = DumpJson(response);
+  encoded.body.pop_back();
+  encoded.body.append(",\"outputs\":");
+  encoded.body.append(outputs_text);
+  encoded.body.push_back('}');
   if (!binary.empty() || std::find(request.binary_outputs.begin(), request.binary_outputs.end(),
                                    true) != request.binary_outputs.end()) {
     encoded.json_length = encoded.body.size();

@@ -45,6 +45,9 @@ struct InputTensor {
   void* json_data = nullptr;
   std::string_view raw;              // raw bytes (binary extension, gRPC raw)
   std::shared_ptr<const void> raw_owner;  // keeps `raw` alive (zero-copy views)
+  // Or the tensor its JSON data was read into while the body was parsed
+  // (ParseInferRequestJson); DecodeInput checks it as it would the data.
+  RCReference<AsyncValue> streamed;
 };
 
 // The value of `input` for `spec`, checked against it.

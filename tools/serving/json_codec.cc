@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <limits>
 #include <type_traits>
@@ -14,6 +15,8 @@
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
+#include "rapidjson/memorystream.h"
+#include "rapidjson/reader.h"
 #include "tools/serving/protocol_datatypes.h"
 
 namespace bef {
@@ -157,8 +160,9 @@ absl::Status ElementError(const std::string& what, size_t index, const absl::Sta
       absl::StrCat(what, " value ", index, problem.message()));
 }
 
-absl::Status CountError(const std::string& what, uint64_t have, int64_t need) {
-  return Refuse(what, absl::StrCat(" has ", have, " values, its shape needs ", need));
+absl::Status CountError(const std::string& what, uint64_t have, int64_t need,
+                        std::string_view elements = "values") {
+  return Refuse(what, absl::StrCat(" has ", have, " ", ToAbsl(elements), ", its shape needs ", need));
 }
 
 // A tensor argument being filled element by element: a dense tensor's
@@ -196,8 +200,14 @@ class TensorFiller {
     return absl::OkStatus();
   }
 
+  // What errors call the elements ("values" in /v1/, "data elements" in
+  // the protocol's form).
+  void set_element_noun(std::string_view noun) { element_noun_ = noun; }
+
   absl::StatusOr<RCReference<AsyncValue>> Finish() {
-    if (received_ != static_cast<uint64_t>(count_)) return CountError(what_, received_, count_);
+    if (received_ != static_cast<uint64_t>(count_)) {
+      return CountError(what_, received_, count_, element_noun_);
+    }
     if (!dense_) {
       return MakeAvailableAsyncValueRef<StringHostTensor>(std::move(shape_), std::move(strings_))
           .ReleaseRCRef();
@@ -207,6 +217,7 @@ class TensorFiller {
 
  private:
   std::string what_;
+  std::string_view element_noun_ = "values";
   int64_t count_ = 0;
   uint64_t received_ = 0;
   std::optional<DenseHostTensor> dense_;
@@ -307,21 +318,32 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
 
 namespace {
 
-// The SAX reader of a run request's body: builds the JSON of the body,
-// except that the elements of a tensor argument's "values" go straight into
-// the tensor when its "dtype" and "shape" came before them (as every client
-// of the documented form sends them), so a large tensor never exists as a
-// JSON tree. Refuses nesting deeper than kMaxJsonDepth while parsing.
-class RunRequestReader {
+// The SAX reader of a request body: builds the JSON of the body, except
+// that the elements of a tensor's values go straight into the tensor when
+// what the tensor is came before them (as every client of the documented
+// forms sends it), so a large tensor never exists as a JSON tree:
+//   - kRunRequest (/v1/): "values" of args[i], a tensor argument whose
+//     "dtype" and "shape" precede it; flat;
+//   - kInferRequest (the protocol's JSON): "data" of inputs[i], a tensor
+//     input (is_tensor_input) whose "name", "datatype" and "shape" precede
+//     it; flat or nested as deep as the shape has dimensions.
+// Refuses nesting deeper than kMaxJsonDepth while parsing.
+class StreamingReader {
  public:
-  RunRequestReader(const std::vector<std::string_view>& argument_types, HostAllocator* allocator)
-      : argument_types_(argument_types),
-        allocator_(allocator),
-        streamed_(argument_types.size()) {}
+  enum class Form { kRunRequest, kInferRequest };
+
+  StreamingReader(Form form, const std::vector<std::string_view>* argument_types,
+                  const std::function<bool(std::string_view)>* is_tensor_input,
+                  HostAllocator* allocator)
+      : form_(form),
+        argument_types_(argument_types),
+        is_tensor_input_(is_tensor_input),
+        allocator_(allocator) {}
 
   Json& body() { return body_; }
   const absl::Status& status() const { return status_; }
-  // The arguments whose values were read straight into their tensors.
+  // Per element of "args" or "inputs": the tensor its values were read
+  // straight into, or null.
   std::vector<RCReference<AsyncValue>>& streamed() { return streamed_; }
 
   // --- nlohmann's SAX interface ---
@@ -341,11 +363,21 @@ class RunRequestReader {
   bool start_object(size_t) { return Open(Json::object()); }
   bool end_object() { return Close(); }
   bool start_array(size_t) {
-    if (StartsStreamedValues()) return BeginStream();
+    if (filler_) return OpenNested();
+    std::optional<Stream> stream = StreamStartingHere();
+    if (!status_.ok()) return false;
+    if (stream) return BeginStream(std::move(*stream));
     return Open(Json::array());
   }
   bool end_array() {
-    if (filler_ && levels_.back().container == nullptr) return EndStream();
+    if (filler_ && levels_.back().container == nullptr) {
+      if (nested_ > 0) {
+        --nested_;
+        levels_.pop_back();
+        return true;
+      }
+      return EndStream();
+    }
     return Close();
   }
   bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) {
@@ -355,8 +387,16 @@ class RunRequestReader {
 
  private:
   struct Level {
-    Json* container;  // nullptr: a streamed "values" array
+    Json* container;  // nullptr: a streamed array (or one nested in it)
     std::string key;  // the pending key, in an object
+  };
+  // A tensor about to be streamed.
+  struct Stream {
+    TensorHeader header;
+    std::string what;
+    size_t index;       // in "args" or "inputs"
+    size_t max_depth;   // arrays allowed inside the values, plus 1
+    size_t rank = 0;
   };
 
   bool Fail(absl::Status status) {
@@ -402,36 +442,92 @@ class RunRequestReader {
     return true;
   }
 
+  // An array inside streamed values: the nesting of the protocol's "data".
+  bool OpenNested() {
+    if (nested_ + 1 >= max_depth_) {
+      if (form_ == Form::kRunRequest) {
+        return Fail(Refuse(filler_what_, " values must be numbers, booleans or strings"));
+      }
+      return Fail(Refuse(filler_what_, absl::StrCat(" data is nested deeper than its shape's ",
+                                                    rank_, " dimensions")));
+    }
+    ++nested_;
+    levels_.push_back({nullptr, {}});
+    return true;
+  }
+
   bool Close() {
     levels_.pop_back();
     return true;
   }
 
-  // The array about to open is "values" of args[i], a tensor argument whose
-  // dtype and shape were already given.
-  bool StartsStreamedValues() {
-    if (levels_.size() != 3 || levels_[2].key != "values") return false;
+  // The stream that the array about to open starts, if it is one.
+  std::optional<Stream> StreamStartingHere() {
+    if (levels_.size() != 3) return std::nullopt;
     const Json& root = *levels_[0].container;
-    const Json& args = *levels_[1].container;
-    const Json& tensor = *levels_[2].container;
-    if (!root.is_object() || levels_[0].key != "args" || !args.is_array() ||
-        !tensor.is_object() || !tensor.contains("dtype") || !tensor.contains("shape") ||
-        tensor.contains("values")) {
-      return false;
+    const Json& list = *levels_[1].container;
+    const Json& item = *levels_[2].container;
+    if (!root.is_object() || !list.is_array() || !item.is_object()) return std::nullopt;
+    Stream stream;
+    stream.index = list.size() - 1;
+    if (form_ == Form::kRunRequest) {
+      if (levels_[0].key != "args" || levels_[2].key != "values" || !item.contains("dtype") ||
+          !item.contains("shape") || item.contains("values") ||
+          stream.index >= argument_types_->size() ||
+          (*argument_types_)[stream.index] != "!tfrt_tensor.tensor") {
+        return std::nullopt;
+      }
+      stream.what = absl::StrCat("argument ", stream.index);
+      absl::StatusOr<TensorHeader> header = TensorHeaderFrom(item, stream.what);
+      if (!header.ok()) {
+        Fail(header.status());
+        return std::nullopt;
+      }
+      stream.header = std::move(*header);
+      stream.max_depth = 1;
+      return stream;
     }
-    stream_index_ = args.size() - 1;
-    return stream_index_ < argument_types_.size() &&
-           argument_types_[stream_index_] == "!tfrt_tensor.tensor";
+    // The protocol's input: streamed only when everything about it is
+    // known and well formed; anything else is left to the tree and the
+    // checks that name the problem.
+    if (levels_[0].key != "inputs" || levels_[2].key != "data" || item.contains("data") ||
+        item.contains("parameters") || !item.contains("name") || !item["name"].is_string() ||
+        !item.contains("datatype") || !item["datatype"].is_string() ||
+        !item.contains("shape") || !item["shape"].is_array() ||
+        !(*is_tensor_input_)(item["name"].get_ref<const std::string&>())) {
+      return std::nullopt;
+    }
+    const serving::ProtocolDatatype* datatype =
+        serving::FindDatatype(item["datatype"].get_ref<const std::string&>());
+    if (datatype == nullptr) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const Json& dim : item["shape"]) {
+      if (!dim.is_number_integer() || dim.get<int64_t>() < 0) return std::nullopt;
+      if (__builtin_mul_overflow(stream.header.count, dim.get<int64_t>(), &stream.header.count)) {
+        return std::nullopt;
+      }
+      dims.push_back(dim.get<int64_t>());
+    }
+    stream.max_depth = std::max<size_t>(dims.size(), 1);
+    stream.rank = dims.size();
+    stream.header.shape = TensorShape(std::move(dims));
+    stream.header.dtype = datatype->bytes ? nullptr : datatype;
+    stream.what = absl::StrCat("input '", item["name"].get_ref<const std::string&>(), "'");
+    return stream;
   }
 
-  bool BeginStream() {
-    filler_what_ = absl::StrCat("argument ", stream_index_);
-    absl::StatusOr<TensorHeader> header = TensorHeaderFrom(*levels_[2].container, filler_what_);
-    if (!header.ok()) return Fail(header.status());
+  bool BeginStream(Stream stream) {
+    if (!status_.ok()) return false;
+    filler_what_ = stream.what;
     absl::StatusOr<TensorFiller> filler =
-        TensorFiller::Start(std::move(*header), allocator_, filler_what_);
+        TensorFiller::Start(std::move(stream.header), allocator_, filler_what_);
     if (!filler.ok()) return Fail(filler.status());
     filler_.emplace(std::move(*filler));
+    if (form_ == Form::kInferRequest) filler_->set_element_noun("data elements");
+    stream_index_ = stream.index;
+    max_depth_ = stream.max_depth;
+    rank_ = stream.rank;
+    nested_ = 0;
     levels_.push_back({nullptr, {}});
     return true;
   }
@@ -441,12 +537,16 @@ class RunRequestReader {
     absl::StatusOr<RCReference<AsyncValue>> tensor = filler_->Finish();
     filler_.reset();
     if (!tensor.ok()) return Fail(tensor.status());
+    if (streamed_.size() <= stream_index_) streamed_.resize(stream_index_ + 1);
     streamed_[stream_index_] = std::move(*tensor);
-    (*levels_.back().container)["values"] = Json::array();  // the tensor holds them
+    // The tensor holds the values.
+    (*levels_.back().container)[levels_.back().key] = Json::array();
     return true;
   }
 
-  const std::vector<std::string_view>& argument_types_;
+  const Form form_;
+  const std::vector<std::string_view>* argument_types_;
+  const std::function<bool(std::string_view)>* is_tensor_input_;
   HostAllocator* allocator_;
   Json body_;
   std::vector<Level> levels_;
@@ -455,18 +555,67 @@ class RunRequestReader {
   std::optional<TensorFiller> filler_;
   std::string filler_what_;
   size_t stream_index_ = 0;
+  size_t max_depth_ = 1;
+  size_t rank_ = 0;
+  size_t nested_ = 0;
 };
+
+// RapidJSON's SAX events (its Reader: several times nlohmann's lexer on
+// numbers, the bulk of tensor bodies; docs/serving.md "JSON") handed to a
+// StreamingReader, which takes nlohmann's SAX interface. Integers arrive
+// as nlohmann reports them: unsigned when not negative.
+class RapidJsonEvents {
+ public:
+  explicit RapidJsonEvents(StreamingReader* reader) : reader_(reader) {}
+  bool Null() { return reader_->null(); }
+  bool Bool(bool value) { return reader_->boolean(value); }
+  bool Int(int value) { return reader_->number_integer(value); }
+  bool Uint(unsigned value) { return reader_->number_unsigned(value); }
+  bool Int64(int64_t value) { return reader_->number_integer(value); }
+  bool Uint64(uint64_t value) { return reader_->number_unsigned(value); }
+  bool Double(double value) { return reader_->number_float(value, kNoText); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not asked for
+  bool String(const char* text, rapidjson::SizeType length, bool) {
+    std::string value(text, length);
+    return reader_->string(value);
+  }
+  bool StartObject() { return reader_->start_object(0); }
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    std::string key(text, length);
+    return reader_->key(key);
+  }
+  bool EndObject(rapidjson::SizeType) { return reader_->end_object(); }
+  bool StartArray() { return reader_->start_array(0); }
+  bool EndArray(rapidjson::SizeType) { return reader_->end_array(); }
+
+ private:
+  static inline const std::string kNoText;
+  StreamingReader* reader_;
+};
+
+// Parses `text` into `reader`: strict JSON (one value, valid UTF-8, no NaN
+// or Infinity literals), doubles correctly rounded, without recursion.
+// False when the text is not JSON or the reader refused it.
+bool ParseInto(std::string_view text, StreamingReader* reader) {
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  RapidJsonEvents events(reader);
+  rapidjson::Reader parser;
+  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseFullPrecisionFlag |
+                              rapidjson::kParseIterativeFlag;
+  return !parser.Parse<kFlags>(stream, events).IsError();
+}
 
 }  // namespace
 
 absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_view function_name,
                                             const std::vector<std::string_view>& argument_types,
                                             HostAllocator* allocator) {
-  RunRequestReader reader(argument_types, allocator);
-  bool parsed = Json::sax_parse(body.begin(), body.end(), &reader,
-                                Json::input_format_t::json, /*strict=*/true);
+  StreamingReader reader(StreamingReader::Form::kRunRequest, &argument_types, nullptr, allocator);
+  bool parsed = ParseInto(body, &reader);
   if (!reader.status().ok()) return reader.status();
   if (!parsed) return absl::InvalidArgumentError("the body is not valid JSON");
+  reader.streamed().resize(argument_types.size());
   const Json& request = reader.body();
   if (!request.is_object()) {
     return absl::InvalidArgumentError("the body must be a JSON object with \"args\"");
@@ -503,6 +652,20 @@ absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_v
     decoded.arguments.push_back(std::move(argument));
   }
   return decoded;
+}
+
+absl::StatusOr<InferRequestJson> ParseInferRequestJson(
+    std::string_view text, const std::function<bool(std::string_view)>& is_tensor_input,
+    HostAllocator* allocator) {
+  StreamingReader reader(StreamingReader::Form::kInferRequest, nullptr, &is_tensor_input,
+                         allocator);
+  bool parsed = ParseInto(text, &reader);
+  if (!reader.status().ok()) return reader.status();
+  if (!parsed) return absl::InvalidArgumentError("the body is not valid JSON");
+  InferRequestJson request;
+  request.body = std::move(reader.body());
+  request.streamed = std::move(reader.streamed());
+  return request;
 }
 
 absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value) {

@@ -11,6 +11,7 @@
 #ifndef BEF_TOOLS_SERVING_JSON_CODEC_H_
 #define BEF_TOOLS_SERVING_JSON_CODEC_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,22 @@ struct RunRequest {
 absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_view function_name,
                                             const std::vector<std::string_view>& argument_types,
                                             HostAllocator* allocator);
+
+// The Open Inference Protocol's JSON request (the JSON part of the body)
+// parsed in one pass: the tree of the body, except the "data" of each input
+// that `is_tensor_input` says is a tensor and whose "name", "datatype" and
+// "shape" precede it: those elements go straight into the tensor (flat or
+// nested up to the shape's rank; each checked against the datatype as
+// DecodeInput would), the tree keeps an empty "data". Inputs with
+// "parameters", an unknown datatype or a bad shape are left to the tree.
+struct InferRequestJson {
+  Json body;
+  // Per element of "inputs" (possibly shorter): its streamed tensor, or null.
+  std::vector<RCReference<AsyncValue>> streamed;
+};
+absl::StatusOr<InferRequestJson> ParseInferRequestJson(
+    std::string_view text, const std::function<bool(std::string_view)>& is_tensor_input,
+    HostAllocator* allocator);
 
 // A value of BEF type `type` from its JSON form; `what` names it in errors
 // ("argument 2").

@@ -129,6 +129,56 @@ TEST_F(JsonCodecTest, TensorValuesAreStreamedWhenTheirHeaderComesFirst) {
               HasSubstr("values must be strings"));
 }
 
+TEST_F(JsonCodecTest, ProtocolTensorDataIsStreamedIntoTheTensor) {
+  auto tensors = [](std::string_view name) { return name != "scalar"; };
+  absl::StatusOr<InferRequestJson> parsed = ParseInferRequestJson(
+      R"({"id": "7", "inputs": [
+            {"name": "x", "datatype": "FP32", "shape": [2, 2], "data": [[1, 2], [3, 4.5]]},
+            {"name": "scalar", "datatype": "INT32", "shape": [], "data": [5]},
+            {"name": "s", "datatype": "BYTES", "shape": [2], "data": ["a", "b"]},
+            {"data": [1], "name": "late", "datatype": "INT32", "shape": [1]},
+            {"name": "p", "datatype": "INT32", "shape": [1], "parameters": {}, "data": [1]}]})",
+      tensors, allocator_.get());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_GE(parsed->streamed.size(), 3u);
+  // Streamed: the tensor holds the elements, the tree keeps an empty "data".
+  const DenseHostTensor& x = parsed->streamed[0]->get<DenseHostTensor>();
+  EXPECT_EQ(x.dtype(), DType::kF32);
+  EXPECT_EQ(x.shape().dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(static_cast<const float*>(x.data())[3], 4.5f);
+  EXPECT_EQ(parsed->body["inputs"][0]["data"], Json::array());
+  EXPECT_EQ(parsed->streamed[2]->get<StringHostTensor>().values(),
+            (std::vector<std::string>{"a", "b"}));
+  // Not streamed: a scalar, data before the header, an input with
+  // parameters: left in the tree.
+  EXPECT_FALSE(parsed->streamed[1]);
+  EXPECT_EQ(parsed->body["inputs"][1]["data"], Json::array({5}));
+  EXPECT_TRUE(parsed->streamed.size() <= 3 || !parsed->streamed[3]);
+  EXPECT_EQ(parsed->body["inputs"][3]["data"], Json::array({1}));
+  EXPECT_EQ(parsed->body["inputs"][4]["data"], Json::array({1}));
+
+  // Refused while parsing, with the messages of the tree's path.
+  auto error = [&](std::string_view body) {
+    return ParseInferRequestJson(body, tensors, allocator_.get()).status();
+  };
+  EXPECT_THAT(error(R"({"inputs": [{"name": "x", "datatype": "INT32", "shape": [3],
+                                    "data": [1]}]})").message(),
+              HasSubstr("input 'x' has 1 data elements, its shape needs 3"));
+  EXPECT_THAT(error(R"({"inputs": [{"name": "x", "datatype": "INT32", "shape": [1],
+                                    "data": [[1]]}]})").message(),
+              HasSubstr("input 'x' data is nested deeper than its shape's 1 dimensions"));
+  EXPECT_THAT(error(R"({"inputs": [{"name": "x", "datatype": "FP32", "shape": [1],
+                                    "data": [1e39]}]})").message(),
+              HasSubstr("out of range"));
+  EXPECT_THAT(error(R"({"inputs": [{"name": "x", "datatype": "BOOL", "shape": [1],
+                                    "data": [2]}]})").message(),
+              HasSubstr("must be true or false"));
+  EXPECT_EQ(error(R"({"inputs": [{"name": "x", "datatype": "INT32", "shape": [1],
+                                  "data": [{}]}]})").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(error("{").code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(JsonCodecTest, AnyBytesPrint) {
   AsyncValueRef<std::string> bytes =
       MakeAvailableAsyncValueRef<std::string>(std::string("ok\xff\xfe", 4));
