@@ -7,7 +7,9 @@
 #           HTTP/JSON and gRPC, and HTTP/JSON with 1,000 idle keep-alive and
 #           200 slowloris connections held open;
 #   tensor: `echo` of a 1 MiB INT32 tensor (--mix=tensor), HTTP/JSON, HTTP
-#           binary tensor data, gRPC.
+#           binary tensor data, gRPC;
+#   and first the memory of eight concurrent ~15 MiB JSON bodies
+#   (benchmarks/json_memory.py).
 #
 #   bash scripts/serving-benchmarks.sh            # 2 rounds of 60 s
 #   SECONDS_EACH=10 ROUNDS=1 bash scripts/serving-benchmarks.sh
@@ -32,6 +34,9 @@ runs=(
   "http tensor 1 MiB binary|--protocol=http --binary --mix=tensor"
   "grpc tensor 1 MiB|--protocol=grpc --mix=tensor"
 )
+# Memory of eight concurrent ~15 MiB JSON bodies (the protocol's form).
+echo "json memory: $(python3 benchmarks/json_memory.py "${SERVER:-$bin/tools/bef_serve}" \
+  "$bin/tests/serving/serve_test.bef")"
 for ((round = 1; round <= rounds; ++round)); do
   for run in "${runs[@]}"; do
     name="${run%%|*}" flags="${run#*|}"
