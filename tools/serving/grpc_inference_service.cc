@@ -265,6 +265,12 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
         if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
         return absl::OkStatus();
       });
+  if (context->IsCancelled()) {
+    // Nobody reads the status of a cancelled call (the client gave up, its
+    // deadline passed or the server is shutting down): an empty message,
+    // which gRPC's threads need not copy.
+    return grpc::Status(grpc::StatusCode::CANCELLED, "");
+  }
   if (!outcome.error.ok()) {
     std::string message(outcome.error.message());
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
