@@ -7,6 +7,7 @@
 // is an error, never a reinterpretation (TFRT does not check).
 #include <complex>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <string>
 
@@ -76,6 +77,30 @@ absl::StatusOr<Chain> PrintTensorShape(RemainingArguments arguments) {
 // tfrt_dht.tensor_equal.T: equal dtype, shape and elements (`==` on T, so
 // NaN differs from itself and -0 equals 0); the chain is forwarded.
 template <typename T>
+bool TensorsEqual(const DenseHostTensor& a, const DenseHostTensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  if (DTypeSize(a.dtype()) != sizeof(T)) return true;
+  // Sizes once, not per element (DataSize multiplies out the shape); the
+  // same for both (same dtype and shape).
+  const size_t size = a.DataSize();
+  const char* x = static_cast<const char*>(a.data());
+  const char* y = static_cast<const char*>(b.data());
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Integers are equal exactly when their bytes are.
+    return x == y || std::memcmp(x, y, size) == 0;
+  } else {
+    for (size_t i = 0; i < size; i += sizeof(T)) {
+      T u, v;
+      std::memcpy(&u, x + i, sizeof(T));
+      std::memcpy(&v, y + i, sizeof(T));
+      if (!(u == v)) return false;
+    }
+    return true;
+  }
+}
+
+// The frame path: checks its operands itself, with messages of its own.
+template <typename T>
 absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
     RemainingArguments arguments) {
   if (arguments.size() != 3) {
@@ -86,24 +111,24 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
   if (!a.ok()) return a.status();
   auto b = DenseTensorOperand(arguments[1], "tfrt_dht.tensor_equal");
   if (!b.ok()) return b.status();
-  bool equal = (*a)->dtype() == (*b)->dtype() && (*a)->shape() == (*b)->shape();
-  // Sizes once, not per element (DataSize multiplies out the shape).
-  const size_t size = equal ? (*a)->DataSize() : 0;
-  if (equal && size == (*b)->DataSize() && DTypeSize((*a)->dtype()) == sizeof(T)) {
-    const char* x = static_cast<const char*>((*a)->data());
-    const char* y = static_cast<const char*>((*b)->data());
-    for (size_t i = 0; i < size; i += sizeof(T)) {
-      T u, v;
-      std::memcpy(&u, x + i, sizeof(T));
-      std::memcpy(&v, y + i, sizeof(T));
-      if (!(u == v)) {
-        equal = false;
-        break;
-      }
-    }
-  }
-  return std::pair<bool, RCReference<AsyncValue>>(equal,
+  return std::pair<bool, RCReference<AsyncValue>>(TensorsEqual<T>(**a, **b),
                                                   FormRef(arguments[2]));
+}
+
+// The direct entry point (the executor calls it when both operands are
+// dense host tensors; the chain operand is available then, so the result
+// chain is a ready one, as the forwarded one would be).
+template <typename T>
+std::pair<bool, Chain> TensorEqualDirect(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
+                                         Argument<Chain>) {
+  return {TensorsEqual<T>(*a, *b), Chain()};
+}
+
+template <typename T>
+KernelDefinition<AsyncKernelImplementation> TensorEqualDefinition() {
+  auto definition = BEF_KERNEL(TensorEqualKernel<T>);
+  definition.direct = BEF_PURE_KERNEL(TensorEqualDirect<T>).direct;
+  return definition;
 }
 
 void RegisterTensorKernels(KernelRegistry* registry) {
@@ -112,27 +137,27 @@ void RegisterTensorKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_dht.print_tensor_shape",
                       BEF_KERNEL(PrintTensorShape));
   registry->AddKernel("tfrt_dht.tensor_equal.ui8",
-                      BEF_KERNEL(TensorEqualKernel<uint8_t>));
+                      TensorEqualDefinition<uint8_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.ui32",
-                      BEF_KERNEL(TensorEqualKernel<uint32_t>));
+                      TensorEqualDefinition<uint32_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.ui64",
-                      BEF_KERNEL(TensorEqualKernel<uint64_t>));
+                      TensorEqualDefinition<uint64_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.i8",
-                      BEF_KERNEL(TensorEqualKernel<int8_t>));
+                      TensorEqualDefinition<int8_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.i32",
-                      BEF_KERNEL(TensorEqualKernel<int32_t>));
+                      TensorEqualDefinition<int32_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.i64",
-                      BEF_KERNEL(TensorEqualKernel<int64_t>));
+                      TensorEqualDefinition<int64_t>());
   registry->AddKernel("tfrt_dht.tensor_equal.bool",
-                      BEF_KERNEL(TensorEqualKernel<bool>));
+                      TensorEqualDefinition<bool>());
   registry->AddKernel("tfrt_dht.tensor_equal.f32",
-                      BEF_KERNEL(TensorEqualKernel<float>));
+                      TensorEqualDefinition<float>());
   registry->AddKernel("tfrt_dht.tensor_equal.f64",
-                      BEF_KERNEL(TensorEqualKernel<double>));
+                      TensorEqualDefinition<double>());
   registry->AddKernel("tfrt_dht.tensor_equal.complex64",
-                      BEF_KERNEL(TensorEqualKernel<std::complex<float>>));
+                      TensorEqualDefinition<std::complex<float>>());
   registry->AddKernel("tfrt_dht.tensor_equal.complex128",
-                      BEF_KERNEL(TensorEqualKernel<std::complex<double>>));
+                      TensorEqualDefinition<std::complex<double>>());
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     first_result_of_register.push_back(first);
   }
   PlanStraightLine(file);
-  LinkNestedCalls(line, nested_calls, nested_line, nested_operands, nested_results);
+  LinkNestedCalls(line, nested_calls, nested_line, nested_operands, nested_results,
+                  line_try_steps);
   file_ = file;
   // A straight-line function takes the dataflow path rarely (a pending
   // argument, a traced, cancelled or budgeted request): its segments are
@@ -48,7 +49,7 @@ void ExecutionPlan::EnsureSegments() const {
     plan->PlanSegments(file_);
     plan->LinkNestedCalls(plan->segment_line, plan->segment_nested_calls,
                           plan->segment_nested_line, plan->segment_nested_operands,
-                          plan->segment_nested_results);
+                          plan->segment_nested_results, plan->try_steps);
 #ifndef NDEBUG
     CheckRegisterWindows();
 #endif
@@ -82,6 +83,11 @@ void ExecutionPlan::CheckRegisterWindows() const {
   for (const TryStep& step : try_steps) {
     for (uint32_t i = 0; i < step.num_results; ++i) {
       BEF_DEBUG_CHECK(step.results[i] < segment_registers, "a result outside its window");
+    }
+  }
+  for (const TryStep& step : line_try_steps) {
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      BEF_DEBUG_CHECK(step.results[i] < line_registers, "a result outside its window");
     }
   }
 }
@@ -122,7 +128,8 @@ class LinePlanner {
         nested_calls_(&plan.nested_calls),
         nested_line_(&plan.nested_line),
         nested_operands_(&plan.nested_operands),
-        nested_results_(&plan.nested_results) {
+        nested_results_(&plan.nested_results),
+        try_steps_(&plan.line_try_steps) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kArgument;
@@ -139,11 +146,11 @@ class LinePlanner {
         nested_line_(&plan.segment_nested_line),
         nested_operands_(&plan.segment_nested_operands),
         nested_results_(&plan.segment_nested_results),
+        try_steps_(&plan.try_steps),
         kernel_segment_(kernel_segment) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kExternal;
-    allow_try_steps_ = true;
   }
 
   // Segment mode: plans the next kernel for `segment`.
@@ -160,6 +167,16 @@ class LinePlanner {
   }
 
   std::vector<Register>& registers() { return registers_; }
+  // Whether payloads of `type` are read by reference (their registers hold
+  // the payload's address; DirectKernel::reference_operands): a property
+  // of the payload type, the same for every kernel reading it.
+  bool read_by_reference(uint16_t type) const {
+    return std::find(reference_types_.begin(), reference_types_.end(), type) !=
+           reference_types_.end();
+  }
+  // Whether the plan has try steps (kernels that can fail, or with several
+  // results).
+  bool has_try_steps() const { return has_try_steps_; }
   bool untyped_argument_read(uint32_t a) const { return untyped_argument_read_[a]; }
   bool known_kernel_count() const { return known_kernel_count_; }
 
@@ -178,6 +195,12 @@ class LinePlanner {
       for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
         uint32_t reg = map[kernel.arguments()[i]];
         if (!Read(reg, operand_types[i])) return std::nullopt;
+        if ((direct.reference_operands >> i) & 1) {
+          // Only values from outside hold payloads read by reference (no
+          // direct kernel writes one), and those are checked for their
+          // type before a run.
+          if (!read_by_reference(operand_types[i])) reference_types_.push_back(operand_types[i]);
+        }
         step.reads.push_back(reg);
         operands.push_back(reg);
       }
@@ -188,8 +211,10 @@ class LinePlanner {
         registers_[step.line.result_register] = {producer, result_type, direct.box};
         return step;
       }
-      // Fallible, or several results: a try step (segments only).
-      if (!allow_try_steps_ || depth > 0) return std::nullopt;
+      // Fallible, or several results: a try step (not in nested lines,
+      // whose runner has no way to stop at a failure).
+      if (depth > 0) return std::nullopt;
+      has_try_steps_ = true;
       uint16_t result_types[kMaxDirectResults];
       direct.result_types(result_types);
       ExecutionPlan::TryStep try_step;
@@ -204,8 +229,8 @@ class LinePlanner {
       step.line.run = &RunTryStep;
       // The TryStep's index until the plan's vectors are final (Link).
       step.line.attribute_offsets =
-          reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(plan_.try_steps.size()));
-      plan_.try_steps.push_back(try_step);
+          reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(try_steps_->size()));
+      try_steps_->push_back(try_step);
       return step;
     }
     if (kernel.chain_only) {
@@ -377,11 +402,13 @@ class LinePlanner {
   std::vector<ExecutionPlan::LineStep>* nested_line_;
   std::vector<uint32_t>* nested_operands_;
   std::vector<uint32_t>* nested_results_;
+  std::vector<ExecutionPlan::TryStep>* try_steps_;
   std::vector<Register> registers_;
+  std::vector<uint16_t> reference_types_;
+  bool has_try_steps_ = false;
   std::vector<bool> untyped_argument_read_;
   bool known_kernel_count_ = true;
   // Segment mode only.
-  bool allow_try_steps_ = false;
   const std::vector<uint32_t>* kernel_segment_ = nullptr;
   uint32_t segment_ = ExecutionPlan::kNoSegment;
   std::vector<std::pair<uint32_t, uint16_t>> reads_;
@@ -408,6 +435,7 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   std::vector<LinePlanner::Step> steps(function.kernels.size());
   std::vector<uint32_t> step_operands;
   auto give_up = [&] {
+    line_try_steps.clear();
     nested_calls.clear();
     nested_line.clear();
     nested_operands.clear();
@@ -430,6 +458,7 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
     if (r.producer != LinePlanner::kArgument && r.box == nullptr) return give_up();
   }
   straight_line = true;
+  line_has_try_steps = planner.has_try_steps();
   line_registers = static_cast<uint32_t>(registers.size());
   line_kernels_known = planner.known_kernel_count();
 
@@ -479,7 +508,11 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   for (uint32_t a = 0; a < function.num_arguments; ++a) {
     argument_types[a] = registers[a].type;
     if (argument_types[a] != kAnyOperandType) {
-      typed_arguments.push_back(a);
+      if (planner.read_by_reference(argument_types[a])) {
+        reference_arguments.push_back(a);
+      } else {
+        typed_arguments.push_back(a);
+      }
     } else if (planner.untyped_argument_read(a)) {
       available_arguments.push_back(a);
     }
@@ -519,7 +552,8 @@ void ExecutionPlan::LinkNestedCalls(std::vector<LineStep>& steps,
                                     std::vector<NestedCall>& calls,
                                     std::vector<LineStep>& nested,
                                     const std::vector<uint32_t>& operands,
-                                    const std::vector<uint32_t>& results) {
+                                    const std::vector<uint32_t>& results,
+                                    std::vector<TryStep>& try_steps) {
   // The vectors are final: nested-call steps point at their NestedCall,
   // try steps at their TryStep.
   for (NestedCall& call : calls) {
@@ -725,7 +759,8 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     segment.end = static_cast<uint32_t>(segment_line.size());
     segment.num_checks = static_cast<uint32_t>(segment_checks.size()) - segment.first_check;
     for (uint32_t reg : inputs) {
-      segment_inputs.push_back({reg, input_uses[reg], input_of(s, reg)->second});
+      const uint16_t type = input_of(s, reg)->second;
+      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type)});
       input_uses[reg] = 0;
     }
     segment.num_inputs = static_cast<uint32_t>(segment_inputs.size()) - segment.first_input;

@@ -25,16 +25,21 @@
 //   cancelled, budgeted or traced request) runs its kernels one by one
 //   through their frames, with the results and errors of the dataflow path.
 //
-// - Straight line: a function whose kernels are all direct, chain-only
-//   (tfrt.new.chain, tfrt.merge.chains: nothing to do where every value is
-//   available) or calls (below), on any streams (streams only say where and
-//   when kernels run), each reading only arguments and results of earlier
-//   kernels (as the payload types they are), runs as a loop over its
-//   kernels with every register an unboxed payload -- no
-//   ready counts, no queue, no values but the results (BefFunction::Execute
-//   takes this path when the arguments are available and of the types read,
-//   the request is not traced, and its kernel budget, if any, outlasts the
-//   function).
+// - Straight line: a function whose kernels are all direct (kernels that
+//   can fail or have several results included, as try steps at the top
+//   level), chain-only (tfrt.new.chain, tfrt.merge.chains: nothing to do
+//   where every value is available) or calls (below), on any streams
+//   (streams only say where and when kernels run), each reading only
+//   arguments and results of earlier kernels (as the payload types they
+//   are; an argument of another payload type read by a pure kernel by
+//   reference: its register holds the payload's address), runs as a loop
+//   over its kernels with every register an unboxed payload -- no ready
+//   counts, no queue, no values but the results (BefFunction::Execute takes
+//   this path when the arguments are available and of the types read, the
+//   request is not traced, and its kernel budget, if any, outlasts the
+//   function). A run in which a try step fails is abandoned (its kernels
+//   have no effect but their results) and the dataflow path runs the
+//   function and reports the error (docs/executor-semantics.md §14.3).
 // - Calls on the straight line: a function-call kernel (tfrt.call, tfrt.if,
 //   tfrt.cond: KernelDefinition::function_call) whose callees are
 //   themselves straight-line functions of the same file, small enough
@@ -109,8 +114,12 @@ struct ExecutionPlan {
   // (kAnyOperandType: not read as a payload).
   std::vector<uint16_t> argument_types;
   // Straight line only: the arguments read as payloads (their types are
-  // in argument_types), the ones a run has to check.
+  // in argument_types), the ones a run has to check: scalars, copied into
+  // their registers, and (reference_arguments) payloads pure kernels read
+  // by reference (DirectKernel::reference_operands), whose registers hold
+  // the payload's address.
   std::vector<uint32_t> typed_arguments;
+  std::vector<uint32_t> reference_arguments;
   // Straight line only: arguments read without a payload type (chains, by
   // direct or chain-only kernels), which a run checks are available values
   // and not errors (the dataflow path would propagate an error).
@@ -189,9 +198,15 @@ struct ExecutionPlan {
     uint32_t num_results = 0;
     uint32_t results[kMaxDirectResults] = {};
   };
-  // Segments only (the straight line and nested lines refuse kernels that
-  // can fail: they have no way to stop at one).
+  // The segments' try steps (nested lines refuse kernels that can fail:
+  // they have no way to stop at one), and the straight line's
+  // (line_try_steps; a top-level step only). A straight-line run whose try
+  // step fails is abandoned and the function runs on the dataflow path,
+  // which reports the error: direct kernels have no effect but their
+  // results, so the abandoned run is unobservable (straight_line.cc).
   std::vector<TryStep> try_steps;
+  std::vector<TryStep> line_try_steps;
+  bool line_has_try_steps = false;
   std::vector<LineStep> nested_line;
   std::vector<uint32_t> nested_operands;
   std::vector<uint32_t> nested_results;
@@ -218,10 +233,13 @@ struct ExecutionPlan {
   // A register a segment reads but does not produce (an operand of its
   // head): `uses` operand uses by its kernels, read as payload `type`
   // (kAnyOperandType: not read as a payload, only waited for).
+  // `by_reference`: read by reference (its payload register holds the
+  // payload's address; DirectKernel::reference_operands).
   struct SegmentInput {
     uint32_t reg;
     uint32_t uses;
     uint16_t type;
+    bool by_reference;
   };
   // A register a segment's kernel at `position` (in segment_kernels)
   // produces and something outside the segment reads: the users to notify
@@ -274,7 +292,7 @@ struct ExecutionPlan {
   // NestedCall in `calls`, try steps at their TryStep.
   void LinkNestedCalls(std::vector<LineStep>& steps, std::vector<NestedCall>& calls,
                        std::vector<LineStep>& nested, const std::vector<uint32_t>& operands,
-                       const std::vector<uint32_t>& results);
+                       const std::vector<uint32_t>& results, std::vector<TryStep>& try_steps);
   const BefFile* file_ = nullptr;
   mutable std::once_flag segments_planned_;
   // Debug builds: every step's registers lie inside the register file its

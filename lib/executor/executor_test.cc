@@ -25,8 +25,10 @@ using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
 // Kernels local to this test (the kernel libraries are linked too).
+// test.counted_add_one has an effect (the count), so it must not have a
+// direct entry point (docs/writing-kernels.md): the frame parameter opts out.
 std::atomic<int> test_runs{0};
-int32_t CountedAddOne(Argument<int32_t> x) {
+int32_t CountedAddOne(Argument<int32_t> x, AsyncKernelFrame*) {
   test_runs.fetch_add(1);
   return *x + 1;
 }
@@ -524,7 +526,7 @@ TEST_P(SegmentTest, FallibleKernelFailingInTheMiddleOfASegment) {
   f.Return({quotient, remainder, after, independent, before});
   auto program = Load(writer);
   ExecutionPlan plan = Plan(*program);
-  EXPECT_FALSE(plan.straight_line);  // the straight line takes no kernel that can fail
+  EXPECT_FALSE(plan.straight_line);  // test.counted_add_one has a frame
   EXPECT_FALSE(plan.try_steps.empty());
   AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
   Outcome fine = RunBothWays(*program, {five.GetAsyncValue()});
@@ -653,6 +655,149 @@ TEST_P(SegmentTest, SharedRegistersHoldTheirValueToTheEnd) {
     }
     EXPECT_EQ(x->NumRef(), 1u);
   }
+}
+
+// A function of direct kernels with one that can fail (tfrt.div.i32) runs
+// on the straight line; when the division fails, the run is abandoned (its
+// kernels have no effect but their results) and the dataflow path runs the
+// function: the error once at its location, its dependents skipped, the
+// independent results values.
+TEST_P(SegmentTest, StraightLineWithAKernelThatFails) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = Chain(f, one, one, 100);
+  BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(before).AddArgument(0);
+  uint32_t quotient = div.AddResult("i32");
+  uint32_t remainder = div.AddResult("i32");
+  uint32_t after = Chain(f, quotient, one, 100);
+  uint32_t independent = Chain(f, before, one, 5);
+  f.Return({quotient, remainder, after, independent, before});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_TRUE(plan.straight_line);
+  EXPECT_TRUE(plan.line_has_try_steps);
+  AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
+  Outcome fine = RunBothWays(*program, {five.GetAsyncValue()});
+  EXPECT_THAT(fine.results, ElementsAre("20", "1", "120", "106", "101"));
+  EXPECT_TRUE(fine.diagnostics.empty());
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  Outcome failed = RunBothWays(*program, {zero.GetAsyncValue()});
+  EXPECT_THAT(failed.results,
+              ElementsAre("error INTERNAL: Divide by zero", "error INTERNAL: Divide by zero",
+                          "error INTERNAL: Divide by zero", "106", "101"));
+  EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
+  // A line longer than one cancellation interval, failing early: the run
+  // stops at the next look and the same results come out.
+  for (int32_t x : {0, 3}) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    Outcome outcome = RunBothWays(*program, {argument.GetAsyncValue()});
+    EXPECT_EQ(outcome.diagnostics.size(), x == 0 ? 1u : 0u);
+  }
+}
+
+// tfrt.repeat.i32 over a body with a kernel that can fail: the loop runs on
+// the straight line until an iteration fails, then the whole repeat runs on
+// the dataflow path, which reports the error once.
+TEST_P(SegmentTest, RepeatedStraightLineWithAKernelThatFails) {
+  BefWriter writer;
+  // step(a, d) -> ((a + 1) / d, d)
+  auto& step = writer.AddFunction(FunctionKind::kBefFunction, "step", {"i32", "i32"},
+                                  {"i32", "i32"});
+  uint32_t next = Add(step, 0, Constant(step, 1));
+  BefWriter::Kernel& div = step.AddKernel("tfrt.div.i32").AddArgument(next).AddArgument(1);
+  uint32_t quotient = div.AddResult("i32");
+  div.AddResult("i32");
+  step.Return({quotient, 1});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t count = Constant(f, 10);
+  uint32_t initial = Constant(f, 0);
+  BefWriter::Kernel& repeat = f.AddKernel("tfrt.repeat.i32")
+                                  .AddArgument(count)
+                                  .AddArgument(initial)
+                                  .AddArgument(0)
+                                  .AddFunction(step.index());
+  uint32_t a = repeat.AddResult("i32");
+  uint32_t d = repeat.AddResult("i32");
+  f.Return({a, d});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan step_plan(**file.GetFunctionInfo(file.FindFunction("step")->index), &file);
+  EXPECT_TRUE(step_plan.straight_line);
+  EXPECT_TRUE(step_plan.loop_carried);
+  AsyncValueRef<int32_t> one = MakeAvailableAsyncValueRef<int32_t>(1);
+  EXPECT_THAT(RunBothWays(*program, {one.GetAsyncValue()}).results, ElementsAre("10", "1"));
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  Outcome failed = RunBothWays(*program, {zero.GetAsyncValue()});
+  // The divisor is passed on unchanged, whatever the division did.
+  EXPECT_THAT(failed.results, ElementsAre("error INTERNAL: Divide by zero", "0"));
+  EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
+}
+
+// A pure kernel reading a tensor by reference (tfrt_dht.tensor_equal.f32):
+// with the tensor an argument, the function runs on the straight line (the
+// register holds the payload's address); with the tensor made by frame
+// kernels of the same function, the comparisons form a segment whose input
+// is read by reference. Same results either way; an operand that is not a
+// tensor goes to the frame, which reports its own error.
+TEST_P(SegmentTest, TensorOperandsReadByReference) {
+  BefWriter writer;
+  auto& compare = writer.AddFunction(FunctionKind::kBefFunction, "compare",
+                                     {"!tfrt_tensor.tensor", "!tfrt.chain"},
+                                     {"i1", "!tfrt.chain"});
+  uint32_t chain = 1;
+  uint32_t equal = 0;
+  for (int i = 0; i < 100; ++i) {
+    BefWriter::Kernel& kernel = compare.AddKernel("tfrt_dht.tensor_equal.f32");
+    kernel.AddArgument(0).AddArgument(0).AddArgument(chain);
+    equal = kernel.AddResult("i1");
+    chain = kernel.AddResult("!tfrt.chain");
+  }
+  compare.Return({equal, chain});
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {}, {"i1", "!tfrt.chain", "!tfrt_tensor.tensor"});
+  uint32_t start = f.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
+  auto [tensor, filled] = testing::FilledF32Tensor(f, start, 16, 2.5f);
+  uint32_t inner_chain = filled;
+  uint32_t inner_equal = 0;
+  for (int i = 0; i < 100; ++i) {
+    BefWriter::Kernel& kernel = f.AddKernel("tfrt_dht.tensor_equal.f32");
+    kernel.AddArgument(tensor).AddArgument(tensor).AddArgument(inner_chain);
+    inner_equal = kernel.AddResult("i1");
+    inner_chain = kernel.AddResult("!tfrt.chain");
+  }
+  f.Return({inner_equal, inner_chain, tensor});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan compare_plan(**file.GetFunctionInfo(file.FindFunction("compare")->index), &file);
+  EXPECT_TRUE(compare_plan.straight_line);
+  EXPECT_THAT(compare_plan.reference_arguments, ElementsAre(0u));
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_FALSE(plan.straight_line);
+  bool by_reference = false;
+  for (const auto& input : plan.segment_inputs) by_reference |= input.by_reference;
+  EXPECT_TRUE(by_reference);
+
+  // In the function with the frame kernels, both ways.
+  Outcome outcome = RunBothWays(*program);
+  EXPECT_THAT(outcome.results, ElementsAre("value", "value", "value"));
+  EXPECT_TRUE(outcome.diagnostics.empty());
+  auto results = Run(*program, "f");
+  ASSERT_TRUE(results[0]->IsConcrete());
+  EXPECT_TRUE(results[0]->get<bool>());
+
+  // The straight line on a tensor argument, and on an operand of another
+  // type (the frame path's message).
+  AsyncValueRef<bef::Chain> ready = MakeAvailableAsyncValueRef<bef::Chain>();
+  auto compared = Run(*program, "compare", {results[2].get(), ready.GetAsyncValue()});
+  ASSERT_TRUE(compared[0]->IsConcrete());
+  EXPECT_TRUE(compared[0]->get<bool>());
+  EXPECT_TRUE(compared[1]->IsConcrete());
+  AsyncValueRef<int32_t> number = MakeAvailableAsyncValueRef<int32_t>(3);
+  auto wrong = Run(*program, "compare", {number.GetAsyncValue(), ready.GetAsyncValue()});
+  ASSERT_TRUE(wrong[0]->IsError());
+  EXPECT_EQ(wrong[0]->GetError().message(),
+            "tfrt_dht.tensor_equal: the operand is not a dense host tensor");
 }
 
 INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));

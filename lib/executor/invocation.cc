@@ -646,9 +646,17 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     for (uint32_t i = 0; i < segment.num_inputs; ++i) {
       const AsyncValue* value = registers_[inputs[i].reg].value;
       if (value != nullptr && inputs[i].type != kAnyOperandType) {
-        // A direct operand's payload is at most kDirectResultSize bytes,
-        // and the value object extends at least that far past its header.
-        std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(), kDirectResultSize);
+        if (inputs[i].by_reference) {
+          // The payload's address (the value lives until the inputs are
+          // released, after the run).
+          const void* payload = value->ScalarPayload();
+          std::memcpy(payloads_[inputs[i].reg].bytes, &payload, sizeof(payload));
+        } else {
+          // A direct operand's payload is at most kDirectResultSize bytes,
+          // and the value object extends at least that far past its header.
+          std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(),
+                      kDirectResultSize);
+        }
       }
     }
     const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),

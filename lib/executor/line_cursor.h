@@ -49,7 +49,10 @@ struct LineCursor {
     const ExecutionPlan::LineStep& step = steps[at];
     const uint32_t* operand_registers = operands + step.first_operand;
     const void* payloads[kMaxDirectArguments];
-    switch (step.num_operands) {  // most kernels read one or two
+    switch (step.num_operands) {  // most kernels read one to three
+      case 3:
+        payloads[2] = registers[operand_registers[2]].bytes;
+        [[fallthrough]];
       case 2:
         payloads[1] = registers[operand_registers[1]].bytes;
         [[fallthrough]];
@@ -89,10 +92,12 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
 // The LineStep::run of a try step (ExecutionPlan::TryStep, passed as
 // attribute_offsets; `result` is its first result's payload, which anchors
 // the register file): runs the kernel's try_run, and on a failure sets
-// line_kernel_failed. Only segments have try steps, each the last step of a
-// block their runner runs (ExecutionPlan::segment_checks), so nothing runs
-// after a failure: the runner looks at the flag, clears it and hands the
-// failing kernel to its frame.
+// line_kernel_failed and zeros its results. In a segment a try step is the
+// last step of a block its runner runs (ExecutionPlan::segment_checks), so
+// nothing runs after a failure: the runner looks at the flag, clears it and
+// hands the failing kernel to its frame. A straight-line run looks at the
+// flag every kCancellationInterval kernels and at its end, and abandons
+// the run (ExecutionPlan::line_try_steps).
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
 extern thread_local bool line_kernel_failed;

@@ -61,13 +61,19 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = registers[step.results[i]].bytes;
   if (!step.try_run(operands, attribute_pool, step.attribute_offsets, results)) [[unlikely]] {
     line_kernel_failed = true;
+    // Defined payloads (a false i1, zeros) for whatever a straight-line run
+    // still runs before it looks at the flag and abandons the run.
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      std::memset(results[i], 0, kDirectResultSize);
+    }
   }
 }
 
 uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
                       const RequestContext* request) {
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
-    if (block != begin && FastPathPolicy::Cancelled(request)) [[unlikely]] {
+    if (block != begin && (FastPathPolicy::Cancelled(request) || line_kernel_failed))
+        [[unlikely]] {
       return block;
     }
     cursor.Run(block, std::min<uint32_t>(stop, block + kCancellationInterval));
@@ -88,6 +94,11 @@ namespace {
     return false;
   }
   for (uint32_t a : plan.typed_arguments) {
+    if (!arguments[a]->IsConcrete() || arguments[a]->type_id() != plan.argument_types[a]) {
+      return false;
+    }
+  }
+  for (uint32_t a : plan.reference_arguments) {
     if (!arguments[a]->IsConcrete() || arguments[a]->type_id() != plan.argument_types[a]) {
       return false;
     }
@@ -116,6 +127,12 @@ class StraightLineRegisters {
     for (uint32_t a : plan.typed_arguments) {
       std::memcpy(registers_[a].bytes, arguments[a]->ScalarPayload(), kDirectResultSize);
     }
+    // Payloads read by reference: their address (the caller holds the
+    // arguments for the run).
+    for (uint32_t a : plan.reference_arguments) {
+      const void* payload = arguments[a]->ScalarPayload();
+      std::memcpy(registers_[a].bytes, &payload, sizeof(payload));
+    }
   }
 
  private:
@@ -123,6 +140,14 @@ class StraightLineRegisters {
   PayloadRegister inline_[kInline];
   PayloadRegister* registers_;
 };
+
+// Whether a try step of the run just made failed (clearing the flag): the
+// run is abandoned, the dataflow path runs the function and reports it.
+[[gnu::always_inline]] inline bool LineFailed(const ExecutionPlan& plan) {
+  if (!plan.line_has_try_steps || !line_kernel_failed) [[likely]] return false;
+  line_kernel_failed = false;
+  return true;
+}
 
 // One run of a whole line of `num_kernels` steps (in a repeated run):
 // false, part run, on a cancellation, looked at before the run and every
@@ -174,7 +199,12 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                      std::span<AsyncValue* const> arguments,
                      std::span<RCReference<AsyncValue>> results) {
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
-  if (!policy.ChargeStraightLine(plan.line_kernels, plan.line_kernels_known)) return false;
+  // Under a kernel budget a line that may be abandoned halfway would be
+  // charged twice: the dataflow path runs it.
+  if (!policy.ChargeStraightLine(plan.line_kernels,
+                                 plan.line_kernels_known && !plan.line_has_try_steps)) {
+    return false;
+  }
   RequestContext* request = context.request_context();
   StraightLineRegisters storage(plan.line_registers);
   PayloadRegister* registers = storage.get();
@@ -184,11 +214,15 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
   if (num_kernels <= kCancellationInterval) {
     LineCursor(plan, registers, attribute_pool).Run(0, num_kernels);
-  } else if (plan.widest_level < kParallelLevel || context.host()->GetNumWorkerThreads() < 2) {
+  } else if (plan.widest_level < kParallelLevel || plan.line_has_try_steps ||
+             context.host()->GetNumWorkerThreads() < 2) {
+    // (A try step's failure is noticed by the thread that ran it: lines
+    // with try steps run on one thread.)
     end = RunLineRange(LineCursor(plan, registers, attribute_pool), 0, num_kernels, request);
   } else {
     end = RunLevelsInParallel(plan, registers, attribute_pool, policy, context.host());
   }
+  if (LineFailed(plan)) [[unlikely]] return false;
   if (plan.results_boxed_directly && end == num_kernels) [[likely]] {
     const uint32_t* result_registers = plan.info->result_registers.data();
     for (size_t i = 0; i < results.size(); ++i) {
@@ -220,7 +254,7 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
   const FunctionInfo& info = *plan.info;
   if (kWhile ? !policy.ChargeStraightLine(0, false)
              : !policy.ChargeStraightLine(int64_t{count} * plan.line_kernels,
-                                          plan.line_kernels_known)) {
+                                          plan.line_kernels_known && !plan.line_has_try_steps)) {
     return false;
   }
   RequestContext* request = context.request_context();
@@ -249,7 +283,10 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     // arguments': copied straight into argument i.
     // A while loop counts no runs (it may run more than INT32_MAX times).
     for (int32_t run = 0; kWhile || run < count; run += kWhile ? 0 : 1) {
-      if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
+      if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] {
+        return LineFailed(plan) ? false : cancel_results();
+      }
+      if (LineFailed(plan)) [[unlikely]] return false;
       for (uint32_t i = 0; i < num_values; ++i) registers[i] = registers[result_registers[i]];
       if (kWhile && !*condition) break;
     }
@@ -295,7 +332,10 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     boxers[i] = nullptr;
   }
   for (int32_t run = 0; kWhile || run < count; run += kWhile ? 0 : 1) {
-    if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] return cancel_results();
+    if (!RunLineOnce(cursor, num_kernels, request)) [[unlikely]] {
+      return LineFailed(plan) ? false : cancel_results();
+    }
+    if (LineFailed(plan)) [[unlikely]] return false;
     for (uint32_t i = 0; i < num_values; ++i) {
       uint32_t reg = result_registers[i];
       next_payloads[i] = registers[reg];

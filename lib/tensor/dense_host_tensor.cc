@@ -12,9 +12,9 @@
 
 namespace bef {
 
-int64_t TensorShape::NumElements() const {
+int64_t TensorShape::CountElements(const std::vector<int64_t>& dims) {
   int64_t count = 1;
-  for (int64_t dim : dims_) {
+  for (int64_t dim : dims) {
     if (__builtin_mul_overflow(count, dim, &count)) {
       return std::numeric_limits<int64_t>::max();
     }
@@ -124,11 +124,6 @@ RCReference<HostBuffer> DenseHostTensor::AllocateBuffer(
   }
   size_t alignment = std::max<size_t>(16, DTypeAlignment(dtype));
   return HostBuffer::Allocate(allocator, size, alignment);
-}
-
-size_t DenseHostTensor::DataSize() const {
-  int64_t count = std::max<int64_t>(NumElements(), 0);
-  return static_cast<size_t>(count) * DTypeSize(dtype_);
 }
 
 std::string FormatDouble(double value) {

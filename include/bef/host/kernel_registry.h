@@ -54,7 +54,11 @@ using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
 //
 // Called only when every operand is available, not an error and of the
 // type `run` reads; otherwise the executor runs the frame-based
-// implementation, which reports the error.
+// implementation, which reports the error. A pure kernel (BEF_PURE_KERNEL)
+// may read operands of other payload types by reference: bit i of
+// `reference_operands` set means operands[i] points at a register holding
+// the address of operand i's payload (inside its value, which outlives the
+// call), not at the payload.
 //
 // Kernels that can fail (absl::StatusOr results) or have several scalar
 // results (std::pair, std::tuple) have `try_run` instead of `run`: it writes
@@ -82,6 +86,7 @@ struct DirectKernel {
   void (*result_types)(uint16_t* result_types) = nullptr;
   uint32_t num_operands = 0;
   uint32_t num_results = 1;
+  uint32_t reference_operands = 0;
 
   explicit operator bool() const { return run != nullptr || try_run != nullptr; }
 };

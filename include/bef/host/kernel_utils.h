@@ -716,22 +716,32 @@ struct ArgumentCheck<Argument<T>> {
 
 // What the direct entry point (DirectKernel) supports: scalar operands,
 // scalar attributes (verified by the loader like the frame path's), one
-// scalar result that fits kDirectResultSize.
+// scalar result that fits kDirectResultSize. A pure kernel (BEF_PURE_KERNEL)
+// may also read operands of any other payload type, by reference, and
+// return chains.
 template <typename P>
 struct DirectParameter {
   static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
   static constexpr bool kOperand = false;
+  static constexpr bool kByReference = false;
   static uint16_t Type() { return kAnyOperandType; }
   static P Build(const void* const*, const uint8_t*, const uint32_t*, size_t);
 };
 template <typename T>
 struct DirectParameter<Argument<T>> {
-  // Payloads are read at AsyncValue::ScalarPayload and copied as
-  // kDirectResultSize bytes.
-  static constexpr bool kSupported =
+  // Scalars: payloads are read at AsyncValue::ScalarPayload and copied as
+  // kDirectResultSize bytes into the operand's register.
+  static constexpr bool kScalar =
       std::is_same_v<T, Chain> ||
       (std::is_trivially_copyable_v<T> && alignof(T) <= alignof(AsyncValue) &&
        sizeof(T) <= kDirectResultSize);
+  // Any other payload (a tensor, a string): the operand's register holds
+  // the address of the value's payload (pure kernels only: whether reading
+  // it has no side effects is the kernel's to say).
+  static constexpr bool kByReference = !kScalar && alignof(T) <= alignof(AsyncValue);
+  static constexpr bool kSupported = kScalar;
+  static constexpr bool kSupportedPure = kScalar || kByReference;
   static constexpr bool kOperand = true;
   static uint16_t Type() {
     if constexpr (std::is_same_v<T, Chain>) {
@@ -743,7 +753,12 @@ struct DirectParameter<Argument<T>> {
   [[gnu::always_inline]] static Argument<T> Build(const void* const* operands,
                                                   const uint8_t*, const uint32_t*,
                                                   size_t index) {
-    T* payload = static_cast<T*>(const_cast<void*>(operands[index]));
+    T* payload;
+    if constexpr (kByReference) {
+      payload = *static_cast<T* const*>(operands[index]);
+    } else {
+      payload = static_cast<T*>(const_cast<void*>(operands[index]));
+    }
     // Never null in a direct call: the compiler drops Argument's value path
     // (and the frame it needs), so a direct kernel is a leaf function.
     if (payload == nullptr) __builtin_unreachable();
@@ -753,7 +768,9 @@ struct DirectParameter<Argument<T>> {
 template <typename T>
 struct DirectParameter<Attribute<T>> {
   static constexpr bool kSupported = true;
+  static constexpr bool kSupportedPure = true;
   static constexpr bool kOperand = false;
+  static constexpr bool kByReference = false;
   static uint16_t Type() { return kAnyOperandType; }
   [[gnu::always_inline]] static Attribute<T> Build(const void* const*,
                                                    const uint8_t* attribute_pool,
@@ -771,11 +788,19 @@ struct DirectResult<R, std::enable_if_t<std::is_arithmetic_v<R>>> {
   static constexpr bool kSupported =
       sizeof(R) <= kDirectResultSize && alignof(R) <= alignof(AsyncValue);
 };
+// A pure kernel's result may also be a chain (it only orders the kernel).
+template <typename R>
+inline constexpr bool kDirectResultSupportedPure =
+    DirectResult<R>::kSupported || std::is_same_v<R, Chain>;
 
 template <typename R>
 AsyncValue* BoxDirectPayload(const void* result) {
-  using Value = ConcreteAsyncValue<R>;
-  return new Value(typename Value::ConcreteTag(), *static_cast<const R*>(result));
+  if constexpr (std::is_same_v<R, Chain>) {
+    return FormRef(GetReadyChainValue()).release();
+  } else {
+    using Value = ConcreteAsyncValue<R>;
+    return new Value(typename Value::ConcreteTag(), *static_cast<const R*>(result));
+  }
 }
 
 // The results try_run supports (DirectKernel): several scalars
@@ -783,11 +808,14 @@ AsyncValue* BoxDirectPayload(const void* result) {
 template <typename R>
 struct DirectResults {
   static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
 };
 template <typename... Ts>
 struct DirectScalars {
   static constexpr bool kSupported =
       sizeof...(Ts) <= kMaxDirectResults && (DirectResult<Ts>::kSupported && ...);
+  static constexpr bool kSupportedPure =
+      sizeof...(Ts) <= kMaxDirectResults && (kDirectResultSupportedPure<Ts> && ...);
   static constexpr uint32_t kCount = sizeof...(Ts);
   static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<Ts>...};
   static void Types(uint16_t* types) {
@@ -810,12 +838,14 @@ struct DirectResults<std::pair<A, B>> : DirectScalars<A, B> {};
 template <typename... Ts>
 struct DirectResults<std::tuple<Ts...>> : DirectScalars<Ts...> {};
 template <typename T>
+inline constexpr bool kDirectScalar = std::is_arithmetic_v<T> || std::is_same_v<T, Chain>;
+template <typename T>
 struct DirectResults<absl::StatusOr<T>>
-    : std::conditional_t<std::is_arithmetic_v<T>, DirectScalars<T>, DirectResults<T>> {
-  using Base = std::conditional_t<std::is_arithmetic_v<T>, DirectScalars<T>, DirectResults<T>>;
+    : std::conditional_t<kDirectScalar<T>, DirectScalars<T>, DirectResults<T>> {
+  using Base = std::conditional_t<kDirectScalar<T>, DirectScalars<T>, DirectResults<T>>;
   [[gnu::always_inline]] static bool Store(absl::StatusOr<T>&& value, void* const* results) {
     if (!value.ok()) [[unlikely]] return false;
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (kDirectScalar<T>) {
       return Base::Store(std::tuple<T>(*value), results);
     } else {
       return Base::Store(std::move(*value), results);
@@ -823,11 +853,11 @@ struct DirectResults<absl::StatusOr<T>>
   }
 };
 
-template <typename F, F function>
+template <typename F, F function, bool kPure = false>
 struct KernelImpl;
 
-template <typename Return, typename... Params, Return (*function)(Params...)>
-struct KernelImpl<Return (*)(Params...), function> {
+template <typename Return, typename... Params, Return (*function)(Params...), bool kPure>
+struct KernelImpl<Return (*)(Params...), function, kPure> {
   static constexpr auto kIndices = ParameterIndices<Params...>();
   static constexpr size_t kNumResultParameters =
       CountKind<Params...>(ParameterKind::kResult);
@@ -872,11 +902,19 @@ struct KernelImpl<Return (*)(Params...), function> {
 
   // ---- The direct entry point (DirectKernel), for kernels whose
   // parameters are all Argument<T> / Attribute<T> and that return a scalar.
-  static constexpr bool kDirectParameters = (DirectParameter<Params>::kSupported && ...);
-  static constexpr bool kDirect = kDirectParameters && DirectResult<Return>::kSupported;
+  static constexpr bool kDirectParameters =
+      kPure ? (DirectParameter<Params>::kSupportedPure && ...)
+            : (DirectParameter<Params>::kSupported && ...);
+  static constexpr bool kDirect =
+      kDirectParameters &&
+      (kPure ? kDirectResultSupportedPure<Return> : DirectResult<Return>::kSupported);
   // Fallible or several results: the try_run entry point.
   static constexpr bool kTryDirect =
-      kDirectParameters && !kDirect && DirectResults<Return>::kSupported;
+      kDirectParameters && !kDirect &&
+      (kPure ? DirectResults<Return>::kSupportedPure : DirectResults<Return>::kSupported);
+  static_assert(!kPure || kDirect || kTryDirect,
+                "BEF_PURE_KERNEL: the kernel has no direct entry point (parameters other "
+                "than Argument<T> / Attribute<T>, or results other than scalars and chains)");
 
   static void RunDirect(const void* const* operands, const uint8_t* attribute_pool,
                         const uint32_t* attribute_offsets, void* result) {
@@ -915,6 +953,16 @@ struct KernelImpl<Return (*)(Params...), function> {
           : void()),
      ...);
   }
+  // Bit i: operand i is read by reference (DirectKernel::reference_operands).
+  static constexpr uint32_t ReferenceOperands() {
+    uint32_t bits = 0;
+    uint32_t operand = 0;
+    ((DirectParameter<Params>::kOperand
+          ? void(bits |= (DirectParameter<Params>::kByReference ? 1u : 0u) << operand++)
+          : void()),
+     ...);
+    return bits;
+  }
   static uint16_t DirectTypes(uint16_t* operand_types) {
     DirectOperandTypes(operand_types);
     if constexpr (kDirect) {
@@ -933,6 +981,7 @@ struct KernelImpl<Return (*)(Params...), function> {
       direct.box = &BoxDirect;
       direct.types = &DirectTypes;
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
+      direct.reference_operands = ReferenceOperands();
       return {&Invoke, Signature(), direct};
     } else if constexpr (kTryDirect) {
       DirectKernel direct;
@@ -943,6 +992,7 @@ struct KernelImpl<Return (*)(Params...), function> {
       direct.result_types = &DirectResults<Return>::Types;
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
       direct.num_results = DirectResults<Return>::kCount;
+      direct.reference_operands = ReferenceOperands();
       return {&Invoke, Signature(), direct};
     } else {
       return {&Invoke, Signature()};
@@ -954,6 +1004,23 @@ struct KernelImpl<Return (*)(Params...), function> {
 
 #define BEF_KERNEL(...) \
   ::bef::internal::KernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__>::Definition()
+
+// BEF_KERNEL for a kernel that reads only its operands and attributes and has
+// no other effect (what its chain results order is nothing of its own): its
+// direct entry point may also read operands of any payload type by
+// reference (Argument<DenseHostTensor>, ...) and return chains, so the
+// executor can call it without a frame wherever its operands are
+// available values of the types it reads (the straight line, segments;
+// execution_plan.h). Taking only Argument<T> / Attribute<T> and returning
+// scalars or chains (or absl::StatusOr / std::pair / std::tuple of them) is
+// required. Its frame implementation stays what BEF_KERNEL makes: a kernel
+// whose frame path must check operands itself (RemainingArguments, error
+// messages of its own) takes the direct entry point of a typed twin:
+//   auto definition = BEF_KERNEL(Checked);
+//   definition.direct = BEF_PURE_KERNEL(Typed).direct;  // same attributes
+#define BEF_PURE_KERNEL(...)                                                     \
+  ::bef::internal::KernelImpl<decltype(&__VA_ARGS__), &__VA_ARGS__, /*kPure=*/true>:: \
+      Definition()
 
 }  // namespace bef
 

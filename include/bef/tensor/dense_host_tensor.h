@@ -14,6 +14,7 @@
 #ifndef BEF_TENSOR_DENSE_HOST_TENSOR_H_
 #define BEF_TENSOR_DENSE_HOST_TENSOR_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -37,23 +38,33 @@ namespace bef {
 class TensorShape {
  public:
   TensorShape() = default;
-  explicit TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
-  TensorShape(std::span<const int64_t> dims) : dims_(dims.begin(), dims.end()) {}
+  explicit TensorShape(std::vector<int64_t> dims)
+      : dims_(std::move(dims)), num_elements_(CountElements(dims_)) {}
+  TensorShape(std::span<const int64_t> dims)
+      : dims_(dims.begin(), dims.end()), num_elements_(CountElements(dims_)) {}
 
   size_t rank() const { return dims_.size(); }
   const std::vector<int64_t>& dims() const { return dims_; }
   // Product of the dimensions (1 for rank 0; negative or zero dimensions
-  // make it negative or zero); saturates at INT64_MAX on overflow.
-  int64_t NumElements() const;
+  // make it negative or zero); saturates at INT64_MAX on overflow. Counted
+  // once, when the shape is made (every tensor kernel asks).
+  int64_t NumElements() const { return num_elements_; }
   // `[2, 3]`, `[]`.
   std::string ToString() const;
 
   friend bool operator==(const TensorShape& a, const TensorShape& b) {
-    return a.dims_ == b.dims_;
+    if (a.num_elements_ != b.num_elements_ || a.dims_.size() != b.dims_.size()) return false;
+    for (size_t i = 0; i < a.dims_.size(); ++i) {  // ranks are small: no memcmp call
+      if (a.dims_[i] != b.dims_[i]) return false;
+    }
+    return true;
   }
 
  private:
+  static int64_t CountElements(const std::vector<int64_t>& dims);
+
   std::vector<int64_t> dims_;
+  int64_t num_elements_ = 1;
 };
 
 // `!ht.host_buffer`: an intrusively reference-counted byte range, of one of
@@ -168,7 +179,10 @@ class DenseHostTensor {
   // order writes with chains).
   bool read_only() const { return buffer_ && buffer_->read_only(); }
   absl::Status MakeWritable(HostAllocator* allocator);
-  size_t DataSize() const;
+  // The elements' bytes (0 for a shape with a negative dimension).
+  size_t DataSize() const {
+    return static_cast<size_t>(std::max<int64_t>(NumElements(), 0)) * DTypeSize(dtype_);
+  }
 
   // `DenseHostTensor dtype = i32, shape = [2], values = [1, 2]`: at most 16
   // elements, then `, ... `.
