@@ -14,7 +14,11 @@
 // test program of tests/serving): models add_0 ... add_{N-1} (--models=N),
 // echo and spin; for `v1` with the program itself. With --target=HOST:PORT
 // (and --grpc_target=HOST:PORT) it drives a server that is already running
-// with such a repository (e.g. replicas behind a load balancer).
+// with such a repository (e.g. replicas behind a load balancer). With
+// --target and --answer_from_memory (HTTP, --mix=scalar only) it drives a
+// server that answers every request from memory, whatever it asks (nginx's
+// `return 200 '...'`, the front-end baseline of scripts/serving-benchmarks.sh):
+// a 200 with a body counts as a right answer.
 //
 // Of every 20 requests a client sends, 16 are good runs whose answers are
 // checked (`add` on a random model, `echo` of a small tensor), 2 are bad
@@ -37,7 +41,9 @@
 //    tensor: only `echo` of --tensor_elements=N INT32s, 262144 = 1 MiB),
 //    --seconds=N (20), --clients=N (8), --work_queue_type=SPEC (mstd:2),
 //    --idle_connections=N (0), --slowloris_connections=N (0),
-//    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT])
+//    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT]
+//    [--answer_from_memory], --server_flag=FLAG (repeatable: passed on to the
+//    bef_serve it starts, e.g. --server_flag=--io_threads=2))
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -86,6 +92,8 @@ struct LoadOptions {
   std::string program;
   std::string target;       // HOST:PORT of a running server (HTTP)
   std::string grpc_target;  // HOST:PORT of its gRPC port
+  bool answer_from_memory = false;  // the target answers from memory (nginx)
+  std::vector<std::string> server_flags;  // more flags for the server it starts
 };
 
 struct Totals {
@@ -158,6 +166,7 @@ pid_t StartServer(const LoadOptions& options, const std::string& repository,
     std::vector<std::string> arguments = {options.server, "--port=0", queue, "--threads=16"};
     // gRPC only when it is the protocol (the others run under TSan too).
     if (options.protocol == "grpc") arguments.push_back("--grpc_port=0");
+    for (const std::string& flag : options.server_flags) arguments.push_back(flag);
     arguments.push_back(input);
     std::vector<char*> argv;
     for (std::string& argument : arguments) argv.push_back(argument.data());
@@ -377,8 +386,9 @@ std::string Json2(int32_t a, int32_t b) {
 
 class HttpProtocolClient {
  public:
-  HttpProtocolClient(int port, bool binary, bool v1, int tensor_elements)
-      : http_(port), binary_(binary), v1_(v1) {
+  HttpProtocolClient(int port, bool binary, bool v1, int tensor_elements,
+                     bool answer_from_memory = false)
+      : http_(port), binary_(binary), v1_(v1), answer_from_memory_(answer_from_memory) {
     if (tensor_elements <= 0) return;
     std::vector<int32_t> values(tensor_elements);
     for (int i = 0; i < tensor_elements; ++i) values[i] = (i * 7) % 1000003;
@@ -474,6 +484,11 @@ class HttpProtocolClient {
         break;
     }
     if (reply.status < 0) return {Outcome::kLost, reply.body};
+    if (answer_from_memory_) {
+      // A server answering from memory: any 200 with a body is its answer.
+      if (reply.status == 200 && !reply.body.empty()) return {};
+      return {Outcome::kWrong, absl::StrCat("status ", reply.status, ": ", reply.body)};
+    }
     if (reply.status != expected_status) {
       return {Outcome::kWrong, absl::StrCat("status ", reply.status, " (wanted ",
                                             expected_status, "): ", reply.body)};
@@ -488,6 +503,7 @@ class HttpProtocolClient {
   HttpClient http_;
   bool binary_;
   bool v1_;
+  bool answer_from_memory_;
   // The --mix=tensor request and what its answer must hold.
   std::string tensor_body_, tensor_raw_, tensor_shape_, tensor_prefix_;
   size_t tensor_json_length_ = 0;
@@ -639,7 +655,8 @@ void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
     RunClient(client, id, options.models, options.mix, end, totals);
   } else {
     HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1",
-                              options.mix == "tensor" ? options.tensor_elements : 0);
+                              options.mix == "tensor" ? options.tensor_elements : 0,
+                              options.answer_from_memory);
     RunClient(client, id, options.models, options.mix, end, totals);
   }
 }
@@ -652,6 +669,10 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--binary") {
       options.binary = true;
+      continue;
+    }
+    if (arg == "--answer_from_memory") {
+      options.answer_from_memory = true;
       continue;
     }
     size_t equals = arg.find('=');
@@ -686,11 +707,17 @@ int main(int argc, char** argv) {
       options.target = value;
     } else if (name == "grpc_target") {
       options.grpc_target = value;
+    } else if (name == "server_flag") {
+      options.server_flags.push_back(value);
     } else {
       Usage(argv[0], "bad argument " + arg);
     }
   }
   bool own_server = options.target.empty();
+  if (options.answer_from_memory &&
+      (own_server || options.protocol != "http" || options.mix != "scalar")) {
+    Usage(argv[0], "--answer_from_memory needs --target, --protocol=http and --mix=scalar");
+  }
   if (own_server && (options.server.empty() || options.program.empty())) {
     Usage(argv[0], "--server and --program, or --target, are required");
   }

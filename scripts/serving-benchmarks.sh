@@ -9,10 +9,15 @@
 #   tensor: `echo` of a 1 MiB INT32 tensor (--mix=tensor), HTTP/JSON, HTTP
 #           binary tensor data, gRPC;
 #   and first the memory of eight concurrent ~15 MiB JSON bodies
-#   (benchmarks/json_memory.py).
+#   (benchmarks/json_memory.py);
+#   nginx (when installed): the same client's tiny requests against nginx
+#   answering an `add` answer of the same size from memory (`return 200`,
+#   2 worker processes, as a front end on this 2-core machine is run), the
+#   baseline of the serving issue's tiny-request target.
 #
 #   bash scripts/serving-benchmarks.sh            # 2 rounds of 60 s
 #   SECONDS_EACH=10 ROUNDS=1 bash scripts/serving-benchmarks.sh
+#   ONLY=scalar bash ...                          # only rows whose name holds it
 #   OTHER_SERVER=/path/to/bef_serve bash ...      # adds /v1/ scalar runs of it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,12 +39,69 @@ runs=(
   "http tensor 1 MiB binary|--protocol=http --binary --mix=tensor"
   "grpc tensor 1 MiB|--protocol=grpc --mix=tensor"
 )
+# nginx answering from memory on a free loopback port, for the baseline row.
+nginx_dir=""
+nginx_port=""
+start_nginx() {
+  local nginx_bin
+  nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+  [[ -x "$nginx_bin" ]] || return 0
+  nginx_dir="$(mktemp -d)"
+  nginx_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  mkdir -p "$nginx_dir/logs"
+  cat > "$nginx_dir/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $nginx_dir/nginx.pid;
+error_log $nginx_dir/logs/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $nginx_dir/body;
+  proxy_temp_path $nginx_dir/proxy;
+  fastcgi_temp_path $nginx_dir/fastcgi;
+  uwsgi_temp_path $nginx_dir/uwsgi;
+  scgi_temp_path $nginx_dir/scgi;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      default_type application/json;
+      return 200 '{"model_name":"add_0","model_version":"1","outputs":[{"data":[-1234567],"datatype":"INT32","name":"output_0","shape":[]}]}';
+    }
+  }
+}
+CONF
+  "$nginx_bin" -p "$nginx_dir" -c "$nginx_dir/nginx.conf" &
+  nginx_pid=$!
+  for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nginx did not start: $(cat "$nginx_dir/logs/error.log")" >&2
+  nginx_port=""
+}
+stop_nginx() {
+  if [[ -n "${nginx_pid:-}" ]]; then
+    kill "$nginx_pid" 2>/dev/null || true
+    wait "$nginx_pid" 2>/dev/null || true
+  fi
+  [[ -n "$nginx_dir" ]] && rm -rf "$nginx_dir"
+}
+trap stop_nginx EXIT
+start_nginx
+if [[ -n "$nginx_port" ]]; then
+  runs=("nginx scalar, the same JSON answer from memory|--protocol=http --mix=scalar --target=127.0.0.1:$nginx_port --answer_from_memory"
+        "${runs[@]}")
+fi
+
 # Memory of eight concurrent ~15 MiB JSON bodies (the protocol's form).
-echo "json memory: $(python3 benchmarks/json_memory.py "${SERVER:-$bin/tools/bef_serve}" \
+[[ -n "${ONLY:-}" ]] || echo "json memory: $(python3 benchmarks/json_memory.py "${SERVER:-$bin/tools/bef_serve}" \
   "$bin/tests/serving/serve_test.bef")"
 for ((round = 1; round <= rounds; ++round)); do
   for run in "${runs[@]}"; do
     name="${run%%|*}" flags="${run#*|}"
+    [[ -z "${ONLY:-}" || "$name" == *"$ONLY"* ]] || continue
     # shellcheck disable=SC2086
     echo "round $round, $name: $(load $flags)"
     if [[ -n "${OTHER_SERVER:-}" && "$name" == "v1 scalar" ]]; then

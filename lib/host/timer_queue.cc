@@ -13,23 +13,29 @@ TimerQueue::~TimerQueue() {
 
 TimerQueue::TimerId TimerQueue::ScheduleAt(absl::Time deadline,
                                            UniqueFunction<void()> callback) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  TimerId id = next_id_++;
-  timers_.emplace(std::make_pair(deadline, id), std::move(callback));
-  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-  changed_.notify_all();
+  bool earliest;
+  TimerId id;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    id = next_id_++;
+    auto [it, inserted] = timers_.emplace(std::make_pair(deadline, id), std::move(callback));
+    deadlines_.emplace(id, deadline);
+    earliest = it == timers_.begin();
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+  }
+  // The timer thread sleeps until the earliest deadline: only a new
+  // earliest one needs to wake it (a later one is found when it wakes).
+  if (earliest) changed_.notify_all();
   return id;
 }
 
 bool TimerQueue::Cancel(TimerId id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = timers_.begin(); it != timers_.end(); ++it) {
-    if (it->first.second == id) {
-      timers_.erase(it);
-      return true;
-    }
-  }
-  return false;
+  auto found = deadlines_.find(id);
+  if (found == deadlines_.end()) return false;
+  timers_.erase(std::make_pair(found->second, id));
+  deadlines_.erase(found);
+  return true;
 }
 
 void TimerQueue::Loop() {
@@ -46,6 +52,7 @@ void TimerQueue::Loop() {
       continue;
     }
     UniqueFunction<void()> callback = std::move(timers_.begin()->second);
+    deadlines_.erase(timers_.begin()->first.second);
     timers_.erase(timers_.begin());
     lock.unlock();
     callback();

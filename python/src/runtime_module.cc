@@ -45,6 +45,7 @@
 #include "bef/host/kernel_registry.h"
 #include "bef/host/native_function.h"
 #include "bef/host/work_queue.h"
+#include "bef/support/fifo_thread_pool.h"
 #include "bef/loader/bef_dump.h"
 #include "lib/host/tbb_arena.h"
 #include "pybind11/pybind11.h"
@@ -290,50 +291,12 @@ void AfterForkInParent() {
 // oneTBB does not survive a fork (its workers are the parent's, and it
 // does not know they are gone): a child's mstd queues get this arena of
 // plain threads instead (lib/host/tbb_arena.h's interface).
-struct PlainThreadArena {
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::deque<std::pair<void (*)(void*), void*>> tasks;
-  bool stopping = false;
-  std::vector<std::thread> threads;
-
-  void Work() {
-    while (true) {
-      std::pair<void (*)(void*), void*> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        ready.wait(lock, [&] { return stopping || !tasks.empty(); });
-        if (tasks.empty()) return;  // stopping, every task run
-        task = tasks.front();
-        tasks.pop_front();
-      }
-      task.first(task.second);
-    }
-  }
-};
-
-void* CreatePlainThreadArena(int compute_threads) {
-  auto* arena = new PlainThreadArena();
-  for (int i = 0; i < compute_threads; ++i) arena->threads.emplace_back([arena] { arena->Work(); });
-  return arena;
-}
+void* CreatePlainThreadArena(int compute_threads) { return new FifoThreadPool(compute_threads); }
 void EnqueueOnPlainThreadArena(void* opaque, void (*run)(void*), void* argument) {
-  auto* arena = static_cast<PlainThreadArena*>(opaque);
-  {
-    std::lock_guard<std::mutex> lock(arena->mutex);
-    arena->tasks.emplace_back(run, argument);
-  }
-  arena->ready.notify_one();
+  static_cast<FifoThreadPool*>(opaque)->Add([run, argument] { run(argument); });
 }
 void DestroyPlainThreadArena(void* opaque) {
-  auto* arena = static_cast<PlainThreadArena*>(opaque);
-  {
-    std::lock_guard<std::mutex> lock(arena->mutex);
-    arena->stopping = true;
-  }
-  arena->ready.notify_all();
-  for (std::thread& thread : arena->threads) thread.join();
-  delete arena;
+  delete static_cast<FifoThreadPool*>(opaque);  // runs what is queued, joins
 }
 const BefTbbArenaApi plain_thread_arena = {&CreatePlainThreadArena, &EnqueueOnPlainThreadArena,
                                            &DestroyPlainThreadArena};

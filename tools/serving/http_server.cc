@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -16,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bef/support/fifo_thread_pool.h"
 #include "boost/asio/dispatch.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/tcp.hpp"
@@ -100,63 +100,6 @@ bool MatchPath(std::string_view pattern, std::string_view path,
   return true;
 }
 
-// A fixed pool of threads taking tasks in FIFO order.
-class WorkerPool {
- public:
-  explicit WorkerPool(int threads) {
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
-  }
-  ~WorkerPool() { Stop(); }
-
-  void Add(std::function<void()> task) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    wake_.notify_one();
-  }
-
-  // Runs the queued tasks, then joins the threads.
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread& thread : threads_) {
-      if (thread.joinable()) thread.join();
-    }
-  }
-
-  // For a process that exits with tasks still running.
-  void Abandon() {
-    for (std::thread& thread : threads_) {
-      if (thread.joinable()) thread.detach();
-    }
-  }
-
- private:
-  void Work() {
-    while (true) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
-
 class Session;
 
 }  // namespace
@@ -191,7 +134,19 @@ class HttpServer::Impl {
     return false;
   }
   void FinishWorkerRequest() { worker_requests_.fetch_sub(1, std::memory_order_acq_rel); }
-  void RunOnWorker(std::function<void()> task) { workers_.Add(std::move(task)); }
+  // Takes one of the I/O threads' inline slots (io_threads - 1 of them, so
+  // one I/O thread is always left to the sockets), or returns false.
+  bool EnterInline() {
+    size_t running = inline_requests_.fetch_add(1, std::memory_order_acq_rel);
+    if (running < inline_slots_) {
+      counters_.requests_inline.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    inline_requests_.fetch_sub(1, std::memory_order_acq_rel);
+    return false;
+  }
+  void LeaveInline() { inline_requests_.fetch_sub(1, std::memory_order_acq_rel); }
+  void RunOnWorker(UniqueFunction<void()> task) { workers_.Add(std::move(task)); }
   void CountTimeout() { counters_.timeouts.fetch_add(1, std::memory_order_relaxed); }
   void Register(Session* session, std::weak_ptr<Session> weak);
   void Unregister(Session* session);
@@ -205,6 +160,7 @@ class HttpServer::Impl {
     result.connections_refused = counters_.connections_refused.load();
     result.requests_refused = counters_.requests_refused.load();
     result.timeouts = counters_.timeouts.load();
+    result.requests_inline = counters_.requests_inline.load();
     return result;
   }
 
@@ -226,15 +182,19 @@ class HttpServer::Impl {
   net::io_context io_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_accept_;
-  WorkerPool workers_;
+  FifoThreadPool workers_;
   std::vector<std::thread> io_threads_;
 
   std::atomic<bool> draining_{false};
   std::atomic<size_t> worker_requests_{0};
+  const size_t inline_slots_ =
+      static_cast<size_t>(std::max(1, options_.io_threads)) - 1;
+  std::atomic<size_t> inline_requests_{0};
   struct {
     std::atomic<uint64_t> connections_refused{0};
     std::atomic<uint64_t> requests_refused{0};
     std::atomic<uint64_t> timeouts{0};
+    std::atomic<uint64_t> requests_inline{0};
   } counters_;
 
 };
@@ -458,6 +418,15 @@ class Session : public std::enable_shared_from_this<Session> {
       return Respond(route_->handler(request_));
     }
     request_.client_gone = std::make_shared<std::atomic<bool>>(false);
+    if (route_->run_inline_when && route_->run_inline_when(request_) && server_.EnterInline()) {
+      // Known short: run here, on this I/O thread (the connection's strand),
+      // without the two thread hand-offs of a worker.
+      HttpResponse response = route_->handler(request_);
+      request_.body = std::string();
+      server_.LeaveInline();
+      ReleaseAdmission();
+      return Respond(std::move(response));
+    }
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
       self->request_.body = std::string();  // freed before the response is written

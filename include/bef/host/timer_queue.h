@@ -1,5 +1,7 @@
 // TimerQueue: runs callbacks at given times on one timer thread, started on
-// first use. Used for request deadlines.
+// first use. Used for request deadlines: a server sets one per request and
+// cancels it when the request ends, so both cost O(log timers) and wake the
+// timer thread only when the earliest deadline moves earlier.
 //
 // Thread safety: all members may be called from any thread. A callback runs
 // on the timer thread and must not block for long.
@@ -11,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/time/clock.h"
@@ -42,6 +45,8 @@ class TimerQueue {
   std::condition_variable changed_;
   // Ordered by (deadline, id).
   std::map<std::pair<absl::Time, TimerId>, UniqueFunction<void()>> timers_;
+  // Per pending timer, its deadline (its key in timers_).
+  std::unordered_map<TimerId, absl::Time> deadlines_;
   TimerId next_id_ = 1;
   bool stopping_ = false;
   std::thread thread_;

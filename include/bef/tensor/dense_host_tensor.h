@@ -42,6 +42,22 @@ class TensorShape {
       : dims_(std::move(dims)), num_elements_(CountElements(dims_)) {}
   TensorShape(std::span<const int64_t> dims)
       : dims_(dims.begin(), dims.end()), num_elements_(CountElements(dims_)) {}
+  TensorShape(const TensorShape&) = default;
+  TensorShape& operator=(const TensorShape&) = default;
+  // A moved-from shape is the scalar shape (rank 0, one element): its count
+  // stays true to its dimensions.
+  TensorShape(TensorShape&& other) noexcept
+      : dims_(std::move(other.dims_)), num_elements_(other.num_elements_) {
+    other.dims_.clear();
+    other.num_elements_ = 1;
+  }
+  TensorShape& operator=(TensorShape&& other) noexcept {
+    dims_ = std::move(other.dims_);
+    num_elements_ = other.num_elements_;
+    other.dims_.clear();
+    other.num_elements_ = 1;
+    return *this;
+  }
 
   size_t rank() const { return dims_.size(); }
   const std::vector<int64_t>& dims() const { return dims_; }
