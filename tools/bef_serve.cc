@@ -296,14 +296,11 @@ int Serve(ServeOptions& options) {
                     [](serving::HttpRequest&) {
                       return serving::HttpResponse{200, "text/plain", "ok\n", {}};
                     }});
-  // Set once the server exists (its counters are on /metrics).
-  serving::HttpServer* http_server = nullptr;
   routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
-                    [&metrics, &inference, &options, &http_server](serving::HttpRequest&) {
+                    [&metrics, &inference, &options](serving::HttpRequest&) {
                       return serving::HttpResponse{
                           200, "text/plain; version=0.0.4",
-                          metrics.ToPrometheusText(options.limits->cancelled(),
-                                                   http_server->counters().requests_inline) +
+                          metrics.ToPrometheusText(options.limits->cancelled()) +
                               inference.MetricsText(),
                           {}};
                     }});
@@ -340,7 +337,6 @@ int Serve(ServeOptions& options) {
   };
 
   serving::HttpServer server(options.http, std::move(routes), refuse);
-  http_server = &server;
   absl::StatusOr<int> port = server.Listen();
   if (!port.ok()) {
     std::fprintf(stderr, "bef_serve: %s\n", std::string(port.status().message()).c_str());

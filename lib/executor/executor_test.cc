@@ -481,6 +481,30 @@ class SegmentTest : public testing::ExecutorFixture {
     for (int i = 0; i < adds; ++i) from = Add(f, from, one);
     return from;
   }
+  // f(x) -> (quotient, remainder, after, independent, before): `before` is
+  // 101 (a chain of adds), tfrt.div.i32 divides it by x, `after` is 100
+  // adds after the quotient and `independent` reads only `before`. With
+  // `counted`, the quotient's user and `independent` are
+  // test.counted_add_one (frame kernels that count their runs), else adds.
+  std::unique_ptr<BefProgram> DivisionProgram(bool counted) {
+    BefWriter writer;
+    auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                                 {"i32", "i32", "i32", "i32", "i32"});
+    uint32_t one = Constant(f, 1);
+    uint32_t before = Chain(f, one, one, 100);
+    BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(before).AddArgument(0);
+    uint32_t quotient = div.AddResult("i32");
+    uint32_t remainder = div.AddResult("i32");
+    uint32_t dependent =
+        counted ? f.AddKernel("test.counted_add_one").AddArgument(quotient).AddResult("i32")
+                : quotient;
+    uint32_t after = Chain(f, dependent, one, 100);
+    uint32_t independent =
+        counted ? f.AddKernel("test.counted_add_one").AddArgument(before).AddResult("i32")
+                : Chain(f, before, one, 5);
+    f.Return({quotient, remainder, after, independent, before});
+    return Load(writer);
+  }
 };
 
 // One async kernel in the middle of a long chain: the adds before and after
@@ -510,21 +534,7 @@ TEST_P(SegmentTest, OneAsyncKernelInALongChain) {
 // it; its frame reports the error once at its location; its dependents do
 // not run (test.counted_add_one counts runs); independent kernels do.
 TEST_P(SegmentTest, FallibleKernelFailingInTheMiddleOfASegment) {
-  BefWriter writer;
-  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
-                               {"i32", "i32", "i32", "i32", "i32"});
-  uint32_t one = Constant(f, 1);
-  uint32_t before = Chain(f, one, one, 100);
-  BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(before).AddArgument(0);
-  uint32_t quotient = div.AddResult("i32");
-  uint32_t remainder = div.AddResult("i32");
-  uint32_t dependent = f.AddKernel("test.counted_add_one").AddArgument(quotient)
-                           .AddResult("i32");
-  uint32_t after = Chain(f, dependent, one, 100);
-  uint32_t independent = f.AddKernel("test.counted_add_one").AddArgument(before)
-                             .AddResult("i32");
-  f.Return({quotient, remainder, after, independent, before});
-  auto program = Load(writer);
+  auto program = DivisionProgram(/*counted=*/true);
   ExecutionPlan plan = Plan(*program);
   EXPECT_FALSE(plan.straight_line);  // test.counted_add_one has a frame
   EXPECT_FALSE(plan.try_steps.empty());
@@ -663,18 +673,7 @@ TEST_P(SegmentTest, SharedRegistersHoldTheirValueToTheEnd) {
 // function: the error once at its location, its dependents skipped, the
 // independent results values.
 TEST_P(SegmentTest, StraightLineWithAKernelThatFails) {
-  BefWriter writer;
-  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
-                               {"i32", "i32", "i32", "i32", "i32"});
-  uint32_t one = Constant(f, 1);
-  uint32_t before = Chain(f, one, one, 100);
-  BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(before).AddArgument(0);
-  uint32_t quotient = div.AddResult("i32");
-  uint32_t remainder = div.AddResult("i32");
-  uint32_t after = Chain(f, quotient, one, 100);
-  uint32_t independent = Chain(f, before, one, 5);
-  f.Return({quotient, remainder, after, independent, before});
-  auto program = Load(writer);
+  auto program = DivisionProgram(/*counted=*/false);
   ExecutionPlan plan = Plan(*program);
   EXPECT_TRUE(plan.straight_line);
   EXPECT_TRUE(plan.line_has_try_steps);

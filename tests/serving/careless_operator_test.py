@@ -252,67 +252,6 @@ class RunsEndTest(Repository):
         self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20))
         channel.close()
 
-    def test_a_short_version_turning_long_holds_only_its_connection(self):
-        # With two I/O threads, requests of a version whose recent runs were
-        # all short run on the I/O thread that read them (one inline slot).
-        os.makedirs(os.path.join(self.root, "spin", "1"))
-        shutil.copy(PROGRAM, os.path.join(self.root, "spin", "1", "model.bef"))
-        with open(os.path.join(self.root, "spin", "config.json"), "w") as f:
-            json.dump({"entry_function": "spin"}, f)
-        server = self.serve("--io_threads=2", "--threads=2")
-
-        def spin(iterations, connection=None):
-            body = {"inputs": [{"name": "input_0", "datatype": "INT32", "shape": [],
-                                "data": [iterations]}]}
-            if connection is not None:
-                return server.request("POST", "/v2/models/spin/infer", body, connection=connection)
-            return infer(server, "spin", body, timeout=60)
-
-        connection = server.connection()
-
-        def until_inline(count):
-            # Short runs until `count` more ran inline (a loaded machine may
-            # make a run slower than a short one now and then, which restarts
-            # the streak).
-            target = server.metric("bef_serve_inline_requests_total") + count
-            for _ in range(1000):
-                self.assertEqual(spin(10, connection)[0], 200)
-                if server.metric("bef_serve_inline_requests_total") >= target:
-                    return True
-            return False
-
-        self.assertEqual(server.metric("bef_serve_inline_requests_total"), 0)
-        for _ in range(15):  # fewer than 16 runs: never inline
-            self.assertEqual(spin(10, connection)[0], 200)
-        self.assertEqual(server.metric("bef_serve_inline_requests_total"), 0)
-        self.assertTrue(until_inline(5))
-        start = time.monotonic()
-        self.assertEqual(spin(2000000)[0], 200)
-        rate = 2000000 / max(time.monotonic() - start, 1e-3)
-        # That run took longer than a short one: the version is known short
-        # again only after a new streak.
-        self.assertTrue(until_inline(1))
-        # A request of it that runs about 2 s holds one I/O thread and its
-        # own connection; the other thread answers everything else at once.
-        answers = []
-        long_run = threading.Thread(
-            target=lambda: answers.append(spin(min(2 ** 31 - 1, int(rate * 2)))))
-        before = server.metric("bef_serve_inline_requests_total")
-        long_run.start()
-        time.sleep(0.3)
-        for _ in range(5):
-            start = time.monotonic()
-            self.assertEqual(server.request("GET", "/v2/health/live")[0], 200)
-            self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
-            # The inline slot is taken: a short run of the same version goes
-            # to a worker, and is answered too.
-            self.assertEqual(spin(10)[0], 200)
-            self.assertLess(time.monotonic() - start, 1)
-        long_run.join()
-        self.assertEqual(answers[0][0], 200)
-        self.assertEqual(server.metric("bef_serve_inline_requests_total"), before + 1)
-        connection.close()
-
     def test_sigterm_ends_runs_at_the_end_of_the_drain(self):
         server = self.serve("--grpc_port=0", "--drain_secs=2")
         channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)

@@ -1,11 +1,8 @@
 #include "tools/serving/bef_service.h"
 
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <utility>
 #include <vector>
 

@@ -134,18 +134,6 @@ class HttpServer::Impl {
     return false;
   }
   void FinishWorkerRequest() { worker_requests_.fetch_sub(1, std::memory_order_acq_rel); }
-  // Takes one of the I/O threads' inline slots (io_threads - 1 of them, so
-  // one I/O thread is always left to the sockets), or returns false.
-  bool EnterInline() {
-    size_t running = inline_requests_.fetch_add(1, std::memory_order_acq_rel);
-    if (running < inline_slots_) {
-      counters_.requests_inline.fetch_add(1, std::memory_order_relaxed);
-      return true;
-    }
-    inline_requests_.fetch_sub(1, std::memory_order_acq_rel);
-    return false;
-  }
-  void LeaveInline() { inline_requests_.fetch_sub(1, std::memory_order_acq_rel); }
   void RunOnWorker(UniqueFunction<void()> task) { workers_.Add(std::move(task)); }
   void CountTimeout() { counters_.timeouts.fetch_add(1, std::memory_order_relaxed); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -160,7 +148,6 @@ class HttpServer::Impl {
     result.connections_refused = counters_.connections_refused.load();
     result.requests_refused = counters_.requests_refused.load();
     result.timeouts = counters_.timeouts.load();
-    result.requests_inline = counters_.requests_inline.load();
     return result;
   }
 
@@ -187,14 +174,10 @@ class HttpServer::Impl {
 
   std::atomic<bool> draining_{false};
   std::atomic<size_t> worker_requests_{0};
-  const size_t inline_slots_ =
-      static_cast<size_t>(std::max(1, options_.io_threads)) - 1;
-  std::atomic<size_t> inline_requests_{0};
   struct {
     std::atomic<uint64_t> connections_refused{0};
     std::atomic<uint64_t> requests_refused{0};
     std::atomic<uint64_t> timeouts{0};
-    std::atomic<uint64_t> requests_inline{0};
   } counters_;
 
 };
@@ -418,15 +401,6 @@ class Session : public std::enable_shared_from_this<Session> {
       return Respond(route_->handler(request_));
     }
     request_.client_gone = std::make_shared<std::atomic<bool>>(false);
-    if (route_->run_inline_when && route_->run_inline_when(request_) && server_.EnterInline()) {
-      // Known short: run here, on this I/O thread (the connection's strand),
-      // without the two thread hand-offs of a worker.
-      HttpResponse response = route_->handler(request_);
-      request_.body = std::string();
-      server_.LeaveInline();
-      ReleaseAdmission();
-      return Respond(std::move(response));
-    }
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
       self->request_.body = std::string();  // freed before the response is written

@@ -23,13 +23,7 @@
 //   threads; at most `max_concurrent_requests` such requests are queued or
 //   running, the next gets 503 at once. While a worker handles a request,
 //   the connection is watched: a client that closes it (or resets it) sets
-//   HttpRequest::client_gone. A request its route's `run_inline_when` says
-//   is short (a model version whose recent runs all were) runs on the I/O
-//   thread that read it instead, when one of `io_threads - 1` inline slots
-//   is free: no hand-off to a worker and back. Every connection is served
-//   by whichever I/O thread is free (per-connection strands), so a request
-//   that turns out long holds its own connection and one I/O thread, never
-//   the others' sockets; one I/O thread is always left to the sockets.
+//   HttpRequest::client_gone.
 // - Shutdown(drain): the listener closes, connections waiting for a
 //   request close, every request already received is answered (then its
 //   connection closes), for at most `drain`; Run() then returns.
@@ -117,9 +111,6 @@ struct Route {
   // A POST or PUT of a route that takes a body needs Content-Length or
   // chunking (411 otherwise); one that takes none may omit both.
   bool takes_body = true;
-  // kWorker routes: whether this request may run on the I/O thread, asked
-  // once the whole request is read (null: never).
-  std::function<bool(const HttpRequest&)> run_inline_when;
 };
 
 // The response the front end gives for what it refuses itself (status and a
@@ -135,7 +126,6 @@ struct HttpServerCounters {
   uint64_t connections_refused = 0;  // over max_connections
   uint64_t requests_refused = 0;     // 4xx/503 given by the front end
   uint64_t timeouts = 0;             // connections closed by a deadline
-  uint64_t requests_inline = 0;      // kWorker requests run on an I/O thread
 };
 
 class HttpServer {

@@ -39,12 +39,6 @@ std::vector<Route> InferenceService::Routes() {
       // docs show) sends application/x-www-form-urlencoded. The body is
       // binary when Inference-Header-Content-Length says so, else JSON.
       route.media_types = {};
-      // A version known to run short runs on the I/O thread.
-      route.run_inline_when = [this](const HttpRequest& request) {
-        absl::StatusOr<std::shared_ptr<const LoadedModel>> found = repository_->Find(
-            request.captures[0], request.captures.size() > 1 ? request.captures[1] : "");
-        return found.ok() && (*found)->known_short();
-      };
     } else if (std::string_view(pattern).starts_with("/v2/repository/")) {
       route.takes_body = false;  // index, load, unload: an optional, ignored body
     }

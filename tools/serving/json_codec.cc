@@ -278,24 +278,6 @@ Json ElementsJson(const DenseHostTensor& tensor) {
 
 }  // namespace
 
-absl::StatusOr<Json> ParseJsonLimited(std::string_view text) {
-  bool too_deep = false;
-  Json json = Json::parse(
-      text.begin(), text.end(),
-      [&too_deep](int depth, Json::parse_event_t, Json&) {
-        if (depth <= kMaxJsonDepth) return true;
-        too_deep = true;
-        return false;
-      },
-      /*allow_exceptions=*/false);
-  if (too_deep) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the body nests arrays or objects more than ", kMaxJsonDepth, " levels deep"));
-  }
-  if (json.is_discarded()) return absl::InvalidArgumentError("the body is not valid JSON");
-  return json;
-}
-
 absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
                                                          const Json& value,
                                                          HostAllocator* allocator,
@@ -379,10 +361,6 @@ class StreamingReader {
       return EndStream();
     }
     return Close();
-  }
-  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) {
-    if (status_.ok()) status_ = absl::InvalidArgumentError("the body is not valid JSON");
-    return false;
   }
 
  private:

@@ -33,10 +33,6 @@ using Json = nlohmann::json;
 // destroys trees recursively).
 inline constexpr int kMaxJsonDepth = 64;
 
-// `text` as a JSON tree: INVALID_ARGUMENT when it is not JSON or nests
-// deeper than kMaxJsonDepth (refused while parsing).
-absl::StatusOr<Json> ParseJsonLimited(std::string_view text);
-
 // A run request's body decoded against the function's argument types in
 // one pass (RunRequestReader in json_codec.cc): {"args": [...],
 // "deadline_ms": optional positive number}. A tensor argument whose "dtype"

@@ -41,8 +41,7 @@ void Family(std::string* text, const char* name, const char* type, const char* h
 
 }  // namespace
 
-std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs,
-                                             uint64_t inline_requests) const {
+std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs) const {
   std::string text;
   auto counter = [&](const char* name, const char* help, uint64_t value) {
     Family(&text, name, "counter", help);
@@ -56,9 +55,6 @@ std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs,
   counter("bef_serve_cancelled_total",
           "Runs ended early: by their deadline, their client or the server's stop.",
           cancelled_runs);
-  counter("bef_serve_inline_requests_total",
-          "Run requests of a version known to run short, run on an HTTP I/O thread.",
-          inline_requests);
   Family(&text, "bef_serve_in_flight", "gauge", "Runs in progress.");
   absl::StrAppend(&text, "bef_serve_in_flight ", in_flight.load(), "\n");
   Family(&text, "bef_serve_run_latency_seconds", "histogram", "Time to answer a run request.");

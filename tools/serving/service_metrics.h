@@ -43,10 +43,8 @@ struct ServiceMetrics {
 
   void ObserveLatency(int64_t nanos) { latency.Observe(nanos); }
   // Prometheus text exposition format; `cancelled_runs` is every run of the
-  // server (any API) cancelled or past its deadline (RunLimits::cancelled),
-  // `inline_requests` every request the HTTP front end ran on an I/O thread
-  // (HttpServerCounters::requests_inline).
-  std::string ToPrometheusText(uint64_t cancelled_runs, uint64_t inline_requests = 0) const;
+  // server (any API) cancelled or past its deadline (RunLimits::cancelled).
+  std::string ToPrometheusText(uint64_t cancelled_runs) const;
 };
 
 // Counters of one model version's inference requests.
