@@ -64,13 +64,22 @@ status=$?
 ((status == 1)) || fail "bef-dump /dev/zero exited $status"
 ((SECONDS - start < 8)) || fail "/dev/zero took $((SECONDS - start)) s"
 
-# 3. A FIFO is read as a stream.
+# 3. A FIFO is read as a stream, waiting for its writer as `cat` does: the
+# writer opens it a second after the reader (a read end without a writer
+# reads end-of-file at once), and again before it.
 mkfifo "$work/program.fifo"
+(sleep 1; cat "$work/chain.bef" >"$work/program.fifo") &
+output="$(timeout 20 "$executor" "$work/program.fifo" 2>&1)"
+status=$?
+((status == 0)) && grep -q "'main' returned 20001" <<<"$output" ||
+  fail "bef_executor on a FIFO opened before its writer: status $status: $(tail -2 <<<"$output")"
+wait
 cat "$work/chain.bef" >"$work/program.fifo" &
 output="$(timeout 20 "$executor" "$work/program.fifo" 2>&1)"
 status=$?
 ((status == 0)) && grep -q "'main' returned 20001" <<<"$output" ||
   fail "bef_executor on a FIFO: status $status: $(tail -2 <<<"$output")"
+wait
 
 # 4. Output that cannot be written.
 "$dump" "$work/chain.bef" >/dev/full 2>"$work/err"

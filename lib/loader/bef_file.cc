@@ -183,8 +183,18 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
       return absl::FailedPreconditionError(absl::StrCat(
           "input file '", path, "' is ", FileKind(info.st_mode), ", not a regular file"));
     }
-    // A pipe or a device, read as a stream (blocking: a FIFO waits for its
-    // writer, as `cat` would).
+    if (S_ISFIFO(info.st_mode)) {
+      // A FIFO's read end opened without blocking reads end-of-file until
+      // a writer opens it: opened again, blocking, it waits for the
+      // writer, as `cat` does.
+      FileDescriptor blocking(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+      if (blocking.get() < 0) {
+        return absl::NotFoundError(absl::StrCat("cannot open input file '", path,
+                                                "': ", std::strerror(errno)));
+      }
+      return from_stream(blocking.get(), path);
+    }
+    // A device, read as a stream (blocking).
     int flags = fcntl(fd.get(), F_GETFL);
     if (flags >= 0) fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
     return from_stream(fd.get(), path);
