@@ -695,6 +695,11 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       register_boxers[reg] = planner.registers()[reg].box;
     }
   }
+  deferral_slot.assign(num_registers, kNoDeferralSlot);
+  deferral_slots = 0;
+  for (uint32_t reg = 0; reg < num_registers; ++reg) {
+    if (register_segment[reg] == kNoSegment) deferral_slot[reg] = deferral_slots++;
+  }
   // Uses: a value holds a reference per use outside its producer's
   // segment, and per return.
   std::vector<uint32_t> return_uses(num_registers, 0);

@@ -260,6 +260,15 @@ struct ExecutionPlan {
   // results of frame kernels); and for those, the producer's box.
   std::vector<uint32_t> register_segment;
   std::vector<AsyncValue* (*)(const void*)> register_boxers;
+  // Per register: its deferral slot, or kNoDeferralSlot. A register whose
+  // value may be published before it is available (an argument, a frame
+  // kernel's result) has one: the invocation keeps the waiter that defers
+  // its users there, so deferring a kernel allocates nothing
+  // (invocation.cc, Deferral). Segment registers are published as payloads
+  // boxed on the spot (available) and have none.
+  static constexpr uint32_t kNoDeferralSlot = UINT32_MAX;
+  std::vector<uint32_t> deferral_slot;
+  uint32_t deferral_slots = 0;
   std::vector<LineStep> segment_line;
   std::vector<uint32_t> segment_operands;
   std::vector<uint32_t> segment_kernels;

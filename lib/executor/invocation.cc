@@ -143,7 +143,8 @@ class Invocation {
         attribute_pool_(binding_template_->attribute_pool),
         policy_(policy),
         num_arguments_(plan->info->num_arguments),
-        num_shared_registers_(static_cast<uint32_t>(plan->shared_registers.size())) {
+        num_shared_registers_(static_cast<uint32_t>(plan->shared_registers.size())),
+        deferral_slots_(plan->deferral_slots) {
     // What every kernel's binding shares (the program's); RunKernel adds
     // the kernel's part.
     const FunctionInfo* info = info_;
@@ -176,6 +177,9 @@ class Invocation {
       const uint32_t reg = shared_registers_[i];
       AsyncValue* value = registers_[reg].value;
       if (value != nullptr && !IsBorrowedArgument(reg)) value->DropRef();
+    }
+    if (deferrals_ != nullptr) {
+      internal::FreeValueMemory(deferrals_, sizeof(Deferral) * deferral_slots_);
     }
   }
 
@@ -284,18 +288,34 @@ class Invocation {
     return reg < num_arguments_ && arguments_borrowed_;
   }
 
-  [[gnu::always_inline]] void DecrementUsers(ReadyQueue& queue, AsyncValue* value,
-                                             const uint32_t* users, uint32_t count) {
+  // `value` was published in register `reg`: its users take a step, now
+  // or when it is available.
+  [[gnu::always_inline]] void DecrementUsers(ReadyQueue& queue, uint32_t reg,
+                                             AsyncValue* value, const uint32_t* users,
+                                             uint32_t count) {
     if (count == 0) return;
     if (value->IsAvailable()) [[likely]] {
       for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(queue, users[i]);
       return;
     }
-    DeferUsers(queue, value, users, count);
+    DeferUsers(queue, reg, value, users, count);
   }
   // Defers the users of an unavailable value until it is available.
-  void DeferUsers(ReadyQueue& queue, AsyncValue* value, const uint32_t* users,
-                  uint32_t count);
+  void DeferUsers(ReadyQueue& queue, uint32_t reg, AsyncValue* value,
+                  const uint32_t* users, uint32_t count);
+  // The waiter deferring the users of one register (at most one per
+  // register and execution): kept in the invocation's deferral block, so a
+  // deferred kernel costs no allocation (ExecutionPlan::deferral_slot).
+  struct Deferral : internal::WaiterNode {
+    Invocation* invocation;
+    const uint32_t* users;
+    uint32_t count;
+    uint32_t stream;
+  };
+  // The WaiterNode entry of a Deferral: runs its users, or posts them past
+  // kMaxContinuationNesting nested continuations.
+  static void ResumeDeferral(internal::WaiterNode* node);
+  void RunDeferral(const Deferral& deferral);
   // Runs `continuation` when `value` is available: inline, or from the work
   // queue past kMaxContinuationNesting nested continuations.
   template <typename Continuation>
@@ -387,6 +407,10 @@ class Invocation {
   const uint32_t num_arguments_;
   const uint32_t num_shared_registers_;
   uint32_t* shared_registers_;
+  // The deferral block (plan_->deferral_slots), allocated by the first
+  // deferral; freed with the invocation.
+  Deferral* deferrals_ = nullptr;
+  const uint32_t deferral_slots_;
 #ifndef NDEBUG
   const std::thread::id starting_thread_ = std::this_thread::get_id();
 #endif
@@ -412,16 +436,54 @@ AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
   return r.value;
 }
 
-void Invocation::DeferUsers(ReadyQueue& queue, AsyncValue* value,
+void Invocation::DeferUsers(ReadyQueue& queue, uint32_t reg, AsyncValue* value,
                             const uint32_t* users, uint32_t count) {
   // Defer the users until the value is available; the continuation keeps
   // the invocation alive and processes on a fresh queue of this stream.
-  uint32_t stream = queue.stream;
+  const uint32_t stream = queue.stream;
+  const uint32_t slot = plan_->deferral_slot[reg];
+  if (slot != ExecutionPlan::kNoDeferralSlot) [[likely]] {
+    BecomeConcurrent();
+    if (deferrals_ == nullptr) {
+      // Uninitialized: a slot is written when its register defers.
+      deferrals_ = static_cast<Deferral*>(
+          internal::AllocateValueMemory(sizeof(Deferral) * plan_->deferral_slots));
+    }
+    Deferral* deferral = ::new (&deferrals_[slot]) Deferral;
+    deferral->run_and_delete = &ResumeDeferral;
+    deferral->invocation = this;
+    deferral->users = users;
+    deferral->count = count;
+    deferral->stream = stream;
+    AddRef();  // dropped when the users have run
+    value->AddWaiter(deferral);
+    return;
+  }
   WhenAvailable(value, [this, users, count, stream] {
     ReadyQueue ready(stream);
     for (uint32_t i = 0; i < count; ++i) DecrementReadyCount(ready, users[i]);
     Process(ready);
   });
+}
+
+void Invocation::ResumeDeferral(internal::WaiterNode* node) {
+  const Deferral& deferral = *static_cast<Deferral*>(node);
+  Invocation* invocation = deferral.invocation;
+  if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
+    invocation->context_->host()->EnqueueWork(
+        [invocation, &deferral] { invocation->RunDeferral(deferral); });
+    return;
+  }
+  ++continuation_nesting;
+  invocation->RunDeferral(deferral);
+  --continuation_nesting;
+}
+
+void Invocation::RunDeferral(const Deferral& deferral) {
+  ReadyQueue ready(deferral.stream);
+  for (uint32_t i = 0; i < deferral.count; ++i) DecrementReadyCount(ready, deferral.users[i]);
+  Process(ready);
+  DropRef();  // may free the deferral block with the invocation
 }
 
 template <typename Continuation>
@@ -518,7 +580,7 @@ void Invocation::Start(std::span<AsyncValue* const> arguments,
       }
       published = argument;
     }
-    DecrementUsers(queue, published, used_by, count);
+    DecrementUsers(queue, a, published, used_by, count);
     used_by += count;
   }
   Process(queue);
@@ -768,7 +830,9 @@ void Invocation::ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end
     // The kernel before it ran (and sent its other streams' kernels off).
     if (out.position != segment.begin && !queue.outline_kernels.empty()) FlushOutline(queue);
     AsyncValue* published = Publish(out.reg, FormRef(SegmentValue(run, out.reg)));
-    if (published != nullptr) DecrementUsers(queue, published, targets, out.num_targets);
+    if (published != nullptr) {
+      DecrementUsers(queue, out.reg, published, targets, out.num_targets);
+    }
   }
 }
 
@@ -831,12 +895,19 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
     heap_arguments.reset(new AsyncValue*[num_arguments]);
     arguments = heap_arguments.get();
   }
-  RCReference<AsyncValue> inline_results[kInlineResults];
+  // Result slots: null references, as many as there are results (each one
+  // a pointer: set with stores, not a constructor per inline slot).
+  // Published results are moved from (null): the inline slots need no
+  // destructor.
+  alignas(RCReference<AsyncValue>) unsigned char
+      inline_results[kInlineResults * sizeof(RCReference<AsyncValue>)];
   std::unique_ptr<RCReference<AsyncValue>[]> heap_results;
-  RCReference<AsyncValue>* results = inline_results;
-  if (num_results > kInlineResults) {
+  RCReference<AsyncValue>* results = reinterpret_cast<RCReference<AsyncValue>*>(inline_results);
+  if (num_results > kInlineResults) [[unlikely]] {
     heap_results.reset(new RCReference<AsyncValue>[num_results]);
     results = heap_results.get();
+  } else {
+    for (uint32_t i = 0; i < num_results; ++i) ::new (&results[i]) RCReference<AsyncValue>();
   }
   for (uint32_t i = 0; i < num_arguments; ++i) {
     arguments[i] = registers_[argument_registers[i]].value;
@@ -850,9 +921,10 @@ void Invocation::RunFrameKernel(ReadyQueue& queue, uint32_t k) {
   for (uint32_t i = 0; i < num_results; ++i) {
     // Read from the image before publishing: a forwarded function result
     // may let the caller destroy the program.
-    uint32_t users = used_by_counts[i];
-    AsyncValue* published = Publish(result_registers[i], std::move(results[i]));
-    if (published != nullptr) DecrementUsers(queue, published, used_by, users);
+    const uint32_t users = used_by_counts[i];
+    const uint32_t reg = result_registers[i];
+    AsyncValue* published = Publish(reg, std::move(results[i]));
+    if (published != nullptr) DecrementUsers(queue, reg, published, used_by, users);
     used_by += users;
   }
 }

@@ -15,7 +15,9 @@
 // ordering.
 #include <atomic>
 #include <condition_variable>
-#include <deque>
+#include <new>
+#include <optional>
+#include <utility>
 #include <memory>
 #include <mutex>
 
@@ -27,10 +29,69 @@ namespace {
 // Set while a task of some single-threaded queue runs on this thread.
 thread_local int running_tasks = 0;
 
+// A FIFO of tasks in one ring of slots that doubles when full: a push is
+// one move into a slot (a deque allocates a block every few tasks, and an
+// async kernel enqueues a task each).
+class TaskRing {
+ public:
+  TaskRing() = default;
+  TaskRing(const TaskRing&) = delete;
+  TaskRing& operator=(const TaskRing&) = delete;
+  ~TaskRing() {
+    while (!empty()) pop_front();
+    ::operator delete(slots_);
+  }
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  void push_back(TaskFunction&& task) {
+    if (size() == capacity_) [[unlikely]] Grow();
+    ::new (&slots_[tail_++ & (capacity_ - 1)]) TaskFunction(std::move(task));
+  }
+  TaskFunction& front() { return slots_[head_ & (capacity_ - 1)]; }
+  // Destroys the front task (moved from, or run).
+  void pop_front() {
+    front().~TaskFunction();
+    ++head_;
+  }
+  void swap(TaskRing& other) {
+    std::swap(slots_, other.slots_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(head_, other.head_);
+    std::swap(tail_, other.tail_);
+  }
+  // Moves every task to the back of `other`, in order.
+  void MoveTo(TaskRing& other) {
+    while (!empty()) {
+      other.push_back(std::move(front()));
+      pop_front();
+    }
+  }
+
+ private:
+  void Grow() {
+    size_t capacity = capacity_ == 0 ? 64 : capacity_ * 2;
+    auto* slots = static_cast<TaskFunction*>(::operator new(sizeof(TaskFunction) * capacity));
+    size_t count = size();
+    for (size_t i = 0; i < count; ++i) {
+      ::new (&slots[i]) TaskFunction(std::move(front()));
+      pop_front();
+    }
+    ::operator delete(slots_);
+    slots_ = slots;
+    capacity_ = capacity;
+    head_ = 0;
+    tail_ = count;
+  }
+  TaskFunction* slots_ = nullptr;
+  size_t capacity_ = 0;  // a power of two (or 0)
+  size_t head_ = 0;      // positions grow without bound; slot = position mod capacity
+  size_t tail_ = 0;
+};
+
 struct State {
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<TaskFunction> tasks;  // shared: added by other threads
+  TaskRing tasks;  // shared: added by other threads
   // tasks.size(), readable without the mutex (a drainer looks before it
   // runs its own list).
   std::atomic<size_t> shared_count{0};
@@ -40,8 +101,9 @@ struct State {
 // draining thread's stack, linked to the drain it interrupted (of another
 // queue).
 struct OwnTasks {
+  OwnTasks(State* state, OwnTasks* interrupted) : state(state), interrupted(interrupted) {}
   State* state;
-  std::deque<TaskFunction> tasks;
+  TaskRing tasks;
   OwnTasks* interrupted;
 };
 thread_local OwnTasks* own_tasks = nullptr;
@@ -55,7 +117,7 @@ class Draining {
       tasks_ = own_tasks;
       return;
     }
-    frame_.emplace(OwnTasks{state, {}, own_tasks});
+    frame_.emplace(state, own_tasks);
     tasks_ = &*frame_;
     own_tasks = tasks_;
   }
@@ -66,12 +128,12 @@ class Draining {
     State* state = frame_->state;
     {
       std::lock_guard<std::mutex> lock(state->mutex);
-      for (TaskFunction& task : frame_->tasks) state->tasks.push_back(std::move(task));
+      frame_->tasks.MoveTo(state->tasks);
       state->shared_count.store(state->tasks.size(), std::memory_order_relaxed);
     }
     state->changed.notify_all();
   }
-  std::deque<TaskFunction>& tasks() { return tasks_->tasks; }
+  TaskRing& tasks() { return tasks_->tasks; }
 
  private:
   std::optional<OwnTasks> frame_;
@@ -119,7 +181,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
       });
     }
     Draining draining(state_.get());
-    std::deque<TaskFunction>& own = draining.tasks();
+    TaskRing& own = draining.tasks();
     while (waiting->load(std::memory_order_acquire) != 0) {
       if (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
         RunFront(own);
@@ -142,16 +204,16 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
 
   void Quiesce() override {
     Draining draining(state_.get());
-    std::deque<TaskFunction>& own = draining.tasks();
+    TaskRing& own = draining.tasks();
     while (true) {
-      std::deque<TaskFunction> batch;
+      TaskRing batch;
       {
         std::lock_guard<std::mutex> lock(state_->mutex);
         batch.swap(state_->tasks);
         state_->shared_count.store(0, std::memory_order_relaxed);
       }
       if (batch.empty() && own.empty()) return;
-      for (TaskFunction& task : batch) Run(task);
+      while (!batch.empty()) RunFront(batch);
       while (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
         RunFront(own);
       }
@@ -168,7 +230,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
     task.reset();
     --running_tasks;
   }
-  static void RunFront(std::deque<TaskFunction>& tasks) {
+  static void RunFront(TaskRing& tasks) {
     TaskFunction task = std::move(tasks.front());
     tasks.pop_front();
     Run(task);

@@ -236,6 +236,11 @@ class AsyncValue {
         new internal::WaiterNodeImpl<std::decay_t<F>>(std::forward<F>(callback)));
   }
 
+  // Runs `node->run_and_delete(node)` when the value becomes available, or
+  // now if it already is: AndThen for a caller that keeps its waiters'
+  // memory itself (the executor keeps one per register and execution).
+  void AddWaiter(internal::WaiterNode* node) { EnqueueWaiter(node); }
+
   // ---- Producers (exactly one of these, once).
   // Sets an error. REQUIRES: not available; not indirect (forward an error
   // value instead).

@@ -121,12 +121,16 @@ class HostContext {
   }
 
  private:
-  static TaskFunction MaybeTraced(TaskFunction task, const char* name) {
-    if (!IsTracing()) [[likely]] return task;
-    return [task = std::move(task), name]() mutable {
-      TraceSpan span("task", name);
-      task();
-    };
+  // `task` itself (moved once, into the queue's parameter), or wrapped in a
+  // trace span when tracing is on.
+  static TaskFunction&& MaybeTraced(TaskFunction&& task, const char* name) {
+    if (IsTracing()) [[unlikely]] {
+      task = [task = std::move(task), name]() mutable {
+        TraceSpan span("task", name);
+        task();
+      };
+    }
+    return std::move(task);
   }
 
   // Destroyed last: sees every deallocation.
