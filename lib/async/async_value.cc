@@ -53,7 +53,8 @@ internal::WaiterNode* WaitersOf(uintptr_t word) {
 // depth waiters run exactly in place.
 constexpr int kMaxWaiterNesting = 64;
 thread_local int waiter_nesting = 0;
-thread_local std::vector<internal::WaiterNode*>* deferred_waiters = nullptr;
+// Lists deferred past kMaxWaiterNesting, run when the nesting returns to 0.
+thread_local std::vector<internal::WaiterNode*> deferred_waiters;
 
 void RunList(internal::WaiterNode* node) {
   while (node != nullptr) {
@@ -63,30 +64,29 @@ void RunList(internal::WaiterNode* node) {
   }
 }
 
+[[gnu::noinline]] void RunDeferredWaiters() {
+  // Running a deferred list may defer more, at most one level down each
+  // time.
+  while (!deferred_waiters.empty()) {
+    internal::WaiterNode* list = deferred_waiters.back();
+    deferred_waiters.pop_back();
+    ++waiter_nesting;
+    RunList(list);
+    --waiter_nesting;
+  }
+}
+
 void RunWaiters(internal::WaiterNode* node) {
   if (node == nullptr) return;
-  if (waiter_nesting >= kMaxWaiterNesting) {
-    deferred_waiters->push_back(node);
+  if (waiter_nesting >= kMaxWaiterNesting) [[unlikely]] {
+    deferred_waiters.push_back(node);
     return;
   }
-  std::vector<internal::WaiterNode*> deferred;
-  std::vector<internal::WaiterNode*>* outer = deferred_waiters;
-  if (waiter_nesting == 0) deferred_waiters = &deferred;
   ++waiter_nesting;
   RunList(node);
   --waiter_nesting;
-  if (waiter_nesting == 0) {
-    // The outermost notification drains what deeper ones deferred; running
-    // a deferred list may defer more, at most one level down each time.
-    while (!deferred.empty()) {
-      internal::WaiterNode* list = deferred.back();
-      deferred.pop_back();
-      ++waiter_nesting;
-      RunList(list);
-      --waiter_nesting;
-    }
-    deferred_waiters = outer;
-  }
+  // The outermost notification drains what deeper ones deferred.
+  if (waiter_nesting == 0 && !deferred_waiters.empty()) [[unlikely]] RunDeferredWaiters();
 }
 
 }  // namespace
