@@ -49,6 +49,7 @@ py::bytes MlirToBef(const std::string& text, bool optional_sections, const std::
   bool converted = false;
   {
     py::gil_scoped_release release;
+    std::string overflow;
     if (!io::CheckMlirNesting(text, io::MaxNestingDepth(), name, &diagnostics)) {
       converted = false;
     } else {
@@ -73,8 +74,9 @@ py::bytes MlirToBef(const std::string& text, bool optional_sections, const std::
         bytes = std::move(*result);
         converted = true;
         return 0;
-      });
+      }, &overflow);
     }
+    if (!overflow.empty()) diagnostics = name + ": " + overflow;
   }
   if (!converted) ThrowConverterError(TrimNewline(diagnostics));
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -92,6 +94,7 @@ std::string BefToMlir(py::buffer data, const std::string& name) {
   bool converted = false;
   {
     py::gil_scoped_release release;
+    std::string overflow;
     io::RunWithLargeStack([&]() -> int {
       mlir::DialectRegistry registry;
       bef::converter::RegisterHostDialects(registry);
@@ -119,7 +122,8 @@ std::string BefToMlir(py::buffer data, const std::string& name) {
       module->print(out);
       converted = true;
       return 0;
-    });
+    }, &overflow);
+    if (!overflow.empty()) diagnostics = name + ": " + overflow;
   }
   if (!converted) ThrowConverterError(TrimNewline(diagnostics));
   return text;

@@ -46,6 +46,20 @@ def test_converter_errors():
         bef.mlir_to_bef(42)
 
 
+def test_nesting_without_brackets_is_an_error_not_a_crash():
+    # MLIR's affine parser recurses once per unary minus sign: 300,000 of
+    # them overflow any reasonable stack, and no bracket shows the depth.
+    deep = ("#map = affine_map<(d0) -> (" + "- " * 300_000 + "d0)>\n"
+            "func.func @f() {\n  tfrt.return\n}\n")
+    with pytest.raises(bef.ConverterError,
+                       match="<string>: the input nests deeper than the converter's 256 MiB stack"):
+        bef.mlir_to_bef(deep)
+    # The process carries on converting.
+    text = "func.func @add(%a: i32, %b: i32) -> i32 {\n" \
+           "  %c = tfrt.add.i32 %a, %b\n  tfrt.return %c : i32\n}\n"
+    assert bef.load(bef.mlir_to_bef(text)).run("add", 20, 22) == 42
+
+
 def test_package_version_matches_the_wheel():
     from importlib import metadata
     assert metadata.version("bef") == bef.__version__

@@ -3,16 +3,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Signals.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -272,33 +278,179 @@ bool KeepOutput(OutputFile& output) {
   return false;
 }
 
-int RunWithLargeStack(const std::function<int()>& body) {
-  struct Call {
-    const std::function<int()>* body;
-    int result = 1;
-  } call{&body};
+namespace {
+
+// ---- Stack overflow as an error.
+//
+// Nesting that brackets do not show (`- - - ... d0`: MLIR's affine parser
+// recurses once per unary minus; `d0 + d0 + ...` builds an expression as
+// deep as it is long, which walkers recurse over) passes CheckMlirNesting
+// and can still exhaust any stack. RunWithLargeStack therefore maps the
+// thread's stack itself, with kGuardBytes of inaccessible memory below it,
+// and gives the thread an alternate signal stack; a SIGSEGV or SIGBUS whose
+// address falls in a running converter thread's guard jumps back to that
+// thread's start, which reports it. Any other fault goes to the handler
+// that was installed before (LLVM's crash handler, a sanitizer's, Python's
+// faulthandler) or to the default action.
+constexpr size_t kGuardBytes = size_t{1} << 20;  // more than any one frame
+constexpr size_t kAlternateStackBytes = size_t{256} << 10;
+constexpr int kMaxGuardedThreads = 64;
+
+struct GuardedThread {
+  std::atomic<uintptr_t> guard_begin{0};  // 0: slot free
+  uintptr_t guard_end = 0;
+  sigjmp_buf* resume = nullptr;
+};
+GuardedThread guarded_threads[kMaxGuardedThreads];
+std::mutex fault_handler_mutex;
+struct sigaction previous_segv_action, previous_bus_action;
+
+void OnFault(int signal_number, siginfo_t* info, void* context) {
+  const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (GuardedThread& thread : guarded_threads) {
+    uintptr_t begin = thread.guard_begin.load(std::memory_order_acquire);
+    if (begin != 0 && address >= begin && address < thread.guard_end) {
+      siglongjmp(*thread.resume, 1);  // the thread whose stack ran out
+    }
+  }
+  const struct sigaction& previous =
+      signal_number == SIGSEGV ? previous_segv_action : previous_bus_action;
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(signal_number, info, context);
+    return;
+  }
+  if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL &&
+      previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal_number);
+    return;
+  }
+  // The default action: returning re-runs the faulting instruction.
+  ::signal(signal_number, SIG_DFL);
+}
+
+// Installs OnFault for SIGSEGV and SIGBUS unless it is installed (someone
+// may have replaced it since: LLVM registers its handlers lazily).
+void InstallFaultHandler() {
+  std::lock_guard<std::mutex> lock(fault_handler_mutex);
+  for (int signal_number : {SIGSEGV, SIGBUS}) {
+    struct sigaction current;
+    if (::sigaction(signal_number, nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == &OnFault) continue;
+    struct sigaction action = {};
+    action.sa_sigaction = &OnFault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    (signal_number == SIGSEGV ? previous_segv_action : previous_bus_action) = current;
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
+
+struct LargeStackCall {
+  const std::function<int()>* body;
+  uintptr_t guard_begin;
+  uintptr_t guard_end;
+  void* alternate_stack;
+  int result = 1;
+  bool overflowed = false;
+  bool no_slot = false;
+};
+
+void* RunGuarded(void* argument) {
+  auto* call = static_cast<LargeStackCall*>(argument);
+  stack_t alternate = {};
+  alternate.ss_sp = call->alternate_stack;
+  alternate.ss_size = kAlternateStackBytes;
+  stack_t previous_alternate;
+  ::sigaltstack(&alternate, &previous_alternate);
+  GuardedThread* slot = nullptr;
+  for (GuardedThread& candidate : guarded_threads) {
+    uintptr_t free_slot = 0;
+    if (candidate.guard_begin.load(std::memory_order_relaxed) == 0 &&
+        candidate.guard_begin.compare_exchange_strong(free_slot, UINTPTR_MAX)) {
+      slot = &candidate;
+      break;
+    }
+  }
+  if (slot == nullptr) {
+    call->no_slot = true;
+  } else {
+    sigjmp_buf resume;
+    slot->resume = &resume;
+    slot->guard_end = call->guard_end;
+    if (sigsetjmp(resume, 1) == 0) {
+      slot->guard_begin.store(call->guard_begin, std::memory_order_release);
+      call->result = (*call->body)();
+    } else {
+      // The stack ran out: what the body built is abandoned (its memory
+      // leaks; nothing of it is touched again).
+      call->overflowed = true;
+      call->result = 1;
+    }
+    slot->guard_begin.store(0, std::memory_order_release);
+  }
+  stack_t disable = {};
+  disable.ss_flags = SS_DISABLE;
+  ::sigaltstack(&disable, nullptr);
+  return nullptr;
+}
+
+}  // namespace
+
+std::string StackOverflowMessage(size_t stack_bytes) {
+  return "the input nests deeper than the converter's " + std::to_string(stack_bytes >> 20) +
+         " MiB stack holds (an expression nested without brackets, such as a long run of "
+         "unary minus signs, recurses once per level); nothing was written. "
+         "--max_nesting_depth sizes the stack (64 KiB per level)";
+}
+
+int RunWithLargeStack(const std::function<int()>& body, std::string* overflow_message) {
   size_t stack = kStackBytesPerLevel * MaxNestingDepth();
   if (stack < kMinimumStackBytes) stack = kMinimumStackBytes;
+  // Reserved, not committed: pages are used as deep as the recursion goes.
+  const size_t mapped = kGuardBytes + stack + kAlternateStackBytes;
+  void* memory = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) {
+    llvm::errs() << "cannot map a " << (stack >> 20) << " MiB stack for --max_nesting_depth="
+                 << MaxNestingDepth() << ": " << ErrnoText(errno) << "\n";
+    return 1;
+  }
+  auto* base = static_cast<char*>(memory);
+  ::mprotect(base, kGuardBytes, PROT_NONE);  // the stack grows down into it
+  LargeStackCall call{&body, reinterpret_cast<uintptr_t>(base),
+                      reinterpret_cast<uintptr_t>(base + kGuardBytes),
+                      base + kGuardBytes + stack};
+  InstallFaultHandler();
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
   pthread_t thread;
-  bool started = pthread_attr_setstacksize(&attributes, stack) == 0 &&
-                 pthread_create(
-                     &thread, &attributes,
-                     [](void* argument) -> void* {
-                       auto* c = static_cast<Call*>(argument);
-                       c->result = (*c->body)();
-                       return nullptr;
-                     },
-                     &call) == 0;
+  bool started = pthread_attr_setstack(&attributes, base + kGuardBytes, stack) == 0 &&
+                 pthread_create(&thread, &attributes, &RunGuarded, &call) == 0;
   pthread_attr_destroy(&attributes);
   if (!started) {
+    ::munmap(memory, mapped);
     llvm::errs() << "cannot start a thread with a " << (stack >> 20)
-                 << " MiB stack for --max_nesting_depth="
-                 << MaxNestingDepth() << "\n";
+                 << " MiB stack for --max_nesting_depth=" << MaxNestingDepth() << "\n";
     return 1;
   }
   pthread_join(thread, nullptr);
+  ::munmap(memory, mapped);
+  if (call.no_slot) {
+    llvm::errs() << "more than " << kMaxGuardedThreads
+                 << " conversions at once; try again when fewer run\n";
+    return 1;
+  }
+  if (call.overflowed) {
+    std::string message = StackOverflowMessage(stack);
+    if (overflow_message != nullptr) {
+      *overflow_message = std::move(message);
+    } else {
+      llvm::errs() << message << "\n";
+      // Output files the run had opened (registered for removal on a
+      // signal; their destructors were skipped).
+      llvm::sys::RunInterruptHandlers();
+    }
+  }
   return call.result;
 }
 

@@ -15,7 +15,10 @@
 //    levels of `{`, `[` or `(`) is refused before MLIR's recursive parser
 //    sees it, and the work runs on a thread whose stack holds that depth
 //    (RunWithLargeStack), so deep input ends in a message and exit code 1,
-//    never a signal.
+//    never a signal. Nesting brackets do not show (a long run of unary
+//    minus signs in an affine expression) is caught where it overflows that
+//    stack: a guard region below it turns the fault into the same kind of
+//    error, and a partly written output file is removed.
 //
 // docs/converters.md describes the flags.
 #ifndef BEF_TOOLS_CONVERTER_IO_CONVERTER_IO_H_
@@ -97,8 +100,15 @@ bool KeepOutput(OutputFile& output);
 
 // Runs `body` on a thread whose stack holds --max_nesting_depth levels of
 // MLIR's recursive parsing, verification, printing and destruction, and
-// returns its exit code.
-int RunWithLargeStack(const std::function<int()>& body);
+// returns its exit code. Deeper recursion than the stack holds (nesting
+// without brackets, which CheckMlirNesting cannot see) is an error, not a
+// signal: the body is abandoned where it was (its memory leaks), and the
+// message goes to `overflow_message` or, when that is null (the tools), to
+// stderr, after removing the output files the body had opened.
+int RunWithLargeStack(const std::function<int()>& body,
+                      std::string* overflow_message = nullptr);
+// What RunWithLargeStack reports when a stack of `stack_bytes` ran out.
+std::string StackOverflowMessage(size_t stack_bytes);
 
 // The main of a converter tool: initialises LLVM, registers MLIR's printer
 // and context options, parses the command line (with `overview` as --help's

@@ -76,3 +76,26 @@ python3 "$here/nested_ifs.py" 5000 > deep5000.mlir
 mlir-to-bef --max_nesting_depth=6000 deep5000.mlir -o deep5000.bef; echo "mlir-to-bef 5000 levels, raised limit: exit $?"
 bef-to-mlir deep5000.bef -o /dev/null 2> err.txt; code=$?
 echo "bef-to-mlir 5000 levels: exit $code; $(grep -oF 'BEF functions nest regions more than 4096 levels deep' err.txt)"
+
+# Nesting brackets do not show: an affine expression of 300,000 unary minus
+# signs (MLIR's affine parser recurses once per sign) and a sum of 1,000,000
+# terms (an expression tree as deep as it is long, on the smallest stack).
+# Each overflows its stack: a message, exit code 1, no output file left; a
+# raised --max_nesting_depth gives the parser the stack for the first.
+python3 -c '
+print("#map = affine_map<(d0) -> (" + "- " * 300000 + "d0)>")
+print("func.func @main() {\n  tfrt.return\n}")' > minus.mlir
+python3 -c '
+print("#map = affine_map<(d0) -> (d0" + " + d0" * 1000000 + ")>")
+print("func.func @main() {\n  tfrt.return\n}")' > sum.mlir
+for input in minus sum; do
+  for tool in mlir-to-bef bef-opt; do
+    rm -f out.bin
+    depth=4096; [[ $input == sum ]] && depth=16
+    "$tool" --max_nesting_depth=$depth "$input.mlir" -o out.bin 2> err.txt; code=$?
+    left=$([[ -e out.bin ]] && echo "output left" || echo "no output")
+    echo "$tool $input: exit $code; $left; $(grep -oE "nests deeper than the converter's [0-9]+ MiB stack holds" err.txt)"
+  done
+done
+mlir-to-bef --max_nesting_depth=65536 minus.mlir -o minus.bef; code=$?
+echo "mlir-to-bef minus, raised limit: exit $code; $(bef_executor minus.bef | grep -c main)"
