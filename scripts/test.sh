@@ -32,6 +32,18 @@ for pass in $passes; do
         rc=1
       fi
     done
+    # The converter's text input: MLIR's libraries come from the Bazel
+    # build, so its target runs under the mutation driver (tools/fuzz/BUILD),
+    # with another seed than the normal pass's test.
+    mutate=(bazel-bin/tools/fuzz/mlir_text_fuzzer_mutate 3 5000 "$(mktemp)"
+            "${BEF_GOLDEN_DIR:-../shared/spec/golden}" tools/fuzz/mlir_seeds)
+    if bazel build --config=ci //tools/fuzz:mlir_text_fuzzer_mutate &&
+       FUZZ_TIMEOUT=30 "${mutate[@]}"; then
+      echo "//tools/fuzz:mlir_text_fuzzer_5000_runs PASSED" | tee -a "$log"
+    else
+      echo "//tools/fuzz:mlir_text_fuzzer_5000_runs FAILED" | tee -a "$log"
+      rc=1
+    fi
     continue
   fi
   case "$pass" in
