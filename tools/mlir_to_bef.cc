@@ -3,6 +3,7 @@
 //
 //   mlir-to-bef [INPUT|-] [-o OUTPUT] [--disable-optional-sections]
 //               [--max_input_bytes=N] [--max_nesting_depth=N]
+//               [--max_affine_operators=N]
 //               [--split-input-file] [--verify-diagnostics]
 //               [--print-stream-analysis]
 #include <string>

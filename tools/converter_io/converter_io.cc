@@ -36,6 +36,12 @@ llvm::cl::opt<unsigned> max_nesting_depth(
                    "deeper than this (MLIR's parser and printer recurse once "
                    "per level)"),
     llvm::cl::init(4096));
+llvm::cl::opt<uint64_t> max_affine_operators(
+    "max_affine_operators",
+    llvm::cl::desc("Refuse affine_map and affine_set attributes with more operators "
+                   "than this (MLIR's affine parser recurses once per operator and "
+                   "simplifies in time quadratic in them; host programs carry a few)"),
+    llvm::cl::init(10000));
 
 // A thread stack for max_nesting_depth levels: MLIR's parser takes about
 // 3 KB per nested region (8 MB held ~3,000 levels), sanitizer builds a few
@@ -72,6 +78,7 @@ struct FdCloser {
 
 uint64_t MaxInputBytes() { return max_input_bytes; }
 unsigned MaxNestingDepth() { return max_nesting_depth; }
+uint64_t MaxAffineOperators() { return max_affine_operators; }
 
 std::unique_ptr<llvm::MemoryBuffer> ReadInput(const std::string& path,
                                               const ReadOptions& options,
@@ -156,9 +163,24 @@ bool CheckMlirNesting(llvm::StringRef text, unsigned limit,
                       llvm::StringRef buffer_name, std::string* error) {
   unsigned depth = 0;
   unsigned line = 1;
+  // Inside `affine_map<...>` or `affine_set<...>` (from the depth of its
+  // `<`): the operators seen, each a level of MLIR's recursive affine
+  // parser and a term its simplification is quadratic in.
+  unsigned affine_depth = 0;  // 0: outside
+  uint64_t affine_operators = 0;
   const size_t size = text.size();
   for (size_t i = 0; i < size; ++i) {
     char c = text[i];
+    if (affine_depth != 0 && (c == '+' || c == '*' || (c == '-' && (i + 1 >= size || text[i + 1] != '>')))) {
+      if (++affine_operators > max_affine_operators) {
+        *error = buffer_name.str() + ":" + std::to_string(line) +
+                 ": an affine map or set with more than " +
+                 std::to_string(max_affine_operators) +
+                 " operators (--max_affine_operators; MLIR's affine parser recurses once per "
+                 "operator and simplifies in time quadratic in them)";
+        return false;
+      }
+    }
     switch (c) {
       case '\n':
         ++line;
@@ -179,6 +201,11 @@ bool CheckMlirNesting(llvm::StringRef text, unsigned limit,
       case '[':
       case '(':
       case '<':
+        if (c == '<' && affine_depth == 0 && i >= 10 &&
+            (text.substr(i - 10, 10) == "affine_map" || text.substr(i - 10, 10) == "affine_set")) {
+          affine_depth = depth + 1;
+          affine_operators = 0;
+        }
         if (++depth > limit) {
           *error = buffer_name.str() + ":" + std::to_string(line) +
                    ": input nests regions, attributes or types more than " +
@@ -194,6 +221,7 @@ bool CheckMlirNesting(llvm::StringRef text, unsigned limit,
       case ']':
       case ')':
         if (depth > 0) --depth;
+        if (depth < affine_depth) affine_depth = 0;
         break;
       default:
         break;

@@ -15,7 +15,10 @@
 //    levels of `{`, `[` or `(`) is refused before MLIR's recursive parser
 //    sees it, and the work runs on a thread whose stack holds that depth
 //    (RunWithLargeStack), so deep input ends in a message and exit code 1,
-//    never a signal. Nesting brackets do not show (a long run of unary
+//    never a signal. An affine map or set with more operators than
+//    --max_affine_operators (default 10,000) is refused the same way (MLIR's
+//    affine parser recurses per operator, its simplification is quadratic
+//    in them). Nesting brackets do not show (a long run of unary
 //    minus signs in an affine expression) is caught where it overflows that
 //    stack: a guard region below it turns the fault into the same kind of
 //    error, and a partly written output file is removed.
@@ -38,10 +41,12 @@
 
 namespace bef::converter_io {
 
-// --max_input_bytes and --max_nesting_depth, as given on the command line
+// --max_input_bytes, --max_nesting_depth and --max_affine_operators, as
+// given on the command line
 // (registered with LLVM's command line by this library).
 uint64_t MaxInputBytes();
 unsigned MaxNestingDepth();
+uint64_t MaxAffineOperators();
 
 // Decides on the first bytes of an input (fewer when the input is shorter)
 // whether to read the rest; on false it has reported why.
@@ -62,9 +67,11 @@ std::unique_ptr<llvm::MemoryBuffer> ReadInput(const std::string& path,
                                               const ReadOptions& options,
                                               std::string* error);
 
-// The deepest nesting of `{`, `[` and `(` in MLIR text, outside strings and
-// comments. When it exceeds `limit`, returns false with a message naming
-// the line where it does.
+// The deepest nesting of `{`, `[`, `(` and `<` in MLIR text, outside
+// strings and comments, and the operators of each `affine_map<...>` and
+// `affine_set<...>`. When the nesting exceeds `limit` or the operators
+// --max_affine_operators, returns false with a message naming the line
+// where it does.
 bool CheckMlirNesting(llvm::StringRef text, unsigned limit,
                       llvm::StringRef buffer_name, std::string* error);
 

@@ -77,11 +77,23 @@ mlir-to-bef --max_nesting_depth=6000 deep5000.mlir -o deep5000.bef; echo "mlir-t
 bef-to-mlir deep5000.bef -o /dev/null 2> err.txt; code=$?
 echo "bef-to-mlir 5000 levels: exit $code; $(grep -oF 'BEF functions nest regions more than 4096 levels deep' err.txt)"
 
-# Nesting brackets do not show: an affine expression of 300,000 unary minus
-# signs (MLIR's affine parser recurses once per sign) and a sum of 1,000,000
-# terms (an expression tree as deep as it is long, on the smallest stack).
-# Each overflows its stack: a message, exit code 1, no output file left; a
-# raised --max_nesting_depth gives the parser the stack for the first.
+# Affine maps: MLIR's affine parser recurses once per operator, and its
+# simplification is quadratic in them (260,000 `d0 + d1 + d0 ...` terms
+# took 325 s). Past --max_affine_operators (10,000) they are refused before
+# parsing.
+python3 -c '
+print("#map = affine_map<(d0, d1) -> (d0 + d1" + " + d0" * 260000 + ")>")
+print("func.func @main() {\n  tfrt.return\n}")' > terms.mlir
+start=$(date +%s)
+mlir-to-bef terms.mlir -o out.bin 2> err.txt; code=$?
+echo "mlir-to-bef terms: exit $code; $(( $(date +%s) - start < 10 )); $(grep -oF 'an affine map or set with more than 10000 operators (--max_affine_operators' err.txt)"
+
+# Nesting brackets do not show, past the pre-scan (--max_affine_operators
+# raised): an affine expression of 300,000 unary minus signs (one recursion
+# per sign) and a sum of 1,000,000 terms (an expression tree as deep as it
+# is long, on the smallest stack). Each overflows its stack: a message,
+# exit code 1, no output file left; a raised --max_nesting_depth gives the
+# parser the stack for the first.
 python3 -c '
 print("#map = affine_map<(d0) -> (" + "- " * 300000 + "d0)>")
 print("func.func @main() {\n  tfrt.return\n}")' > minus.mlir
@@ -92,10 +104,11 @@ for input in minus sum; do
   for tool in mlir-to-bef bef-opt; do
     rm -f out.bin
     depth=4096; [[ $input == sum ]] && depth=16
-    "$tool" --max_nesting_depth=$depth "$input.mlir" -o out.bin 2> err.txt; code=$?
+    "$tool" --max_nesting_depth=$depth --max_affine_operators=10000000 "$input.mlir" \
+      -o out.bin 2> err.txt; code=$?
     left=$([[ -e out.bin ]] && echo "output left" || echo "no output")
     echo "$tool $input: exit $code; $left; $(grep -oE "nests deeper than the converter's [0-9]+ MiB stack holds" err.txt)"
   done
 done
-mlir-to-bef --max_nesting_depth=65536 minus.mlir -o minus.bef; code=$?
-echo "mlir-to-bef minus, raised limit: exit $code; $(bef_executor minus.bef | grep -c main)"
+mlir-to-bef --max_nesting_depth=65536 --max_affine_operators=1000000 minus.mlir -o minus.bef; code=$?
+echo "mlir-to-bef minus, raised limits: exit $code; $(bef_executor minus.bef | grep -c main)"
