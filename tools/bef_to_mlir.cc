@@ -3,8 +3,12 @@
 // it is printed; the usual MLIR printing flags apply
 // (--mlir-print-op-generic, --mlir-print-debuginfo, ...).
 //
-//   bef-to-mlir [INPUT|-] [-o OUTPUT] [--max_input_bytes=N]
+//   bef-to-mlir [INPUT|-] [-o OUTPUT] [--emit-bytecode] [--max_input_bytes=N]
 //               [--max_nesting_depth=N]
+//
+// --emit-bytecode writes MLIR's bytecode instead of text (locations
+// included), which mlir-to-bef and bef-opt read as they read text: a BEF
+// file round-trips through it byte for byte.
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -29,6 +34,11 @@ llvm::cl::opt<std::string> input_filename(llvm::cl::Positional,
 llvm::cl::opt<std::string> output_filename(
     "o", llvm::cl::desc("Output filename"), llvm::cl::value_desc("filename"),
     llvm::cl::init("-"));
+llvm::cl::opt<bool> emit_bytecode(
+    "emit-bytecode",
+    llvm::cl::desc("Write MLIR's bytecode instead of text (mlir-to-bef and bef-opt read "
+                   "both)"),
+    llvm::cl::init(false));
 
 int Run() {
   namespace io = bef::converter_io;
@@ -91,7 +101,11 @@ int Run() {
 
   std::unique_ptr<io::OutputFile> output = io::OpenOutput(output_filename);
   if (!output) return 1;
-  module->print(output->os());
+  if (emit_bytecode) {
+    if (mlir::failed(mlir::writeBytecodeToFile(*module, output->os()))) return 1;
+  } else {
+    module->print(output->os());
+  }
   return io::KeepOutput(*output) ? 0 : 1;
 }
 

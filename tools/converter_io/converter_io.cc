@@ -284,8 +284,10 @@ std::unique_ptr<llvm::MemoryBuffer> OpenMlirInput(const std::string& input_path,
   options.max_bytes = MaxInputBytes();
   options.output_path = output_path;
   std::unique_ptr<llvm::MemoryBuffer> input = ReadInput(input_path, options, &error);
-  if (input && !CheckMlirNesting(input->getBuffer(), MaxNestingDepth(),
-                                 input->getBufferIdentifier(), &error)) {
+  // MLIR's bytecode (its magic "ML\xefR") is not text: no brackets to count.
+  if (input && !input->getBuffer().starts_with("ML\xefR") &&
+      !CheckMlirNesting(input->getBuffer(), MaxNestingDepth(),
+                        input->getBufferIdentifier(), &error)) {
     input.reset();
   }
   if (!input) llvm::errs() << error << "\n";
