@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every benchmark and prints the tables of docs/performance.md:
-#   bash scripts/benchmarks.sh            # programs + microbenchmarks
+#   bash scripts/benchmarks.sh            # programs, converter, microbenchmarks
 #   BEF_BENCH_QUICK=1 bash scripts/benchmarks.sh   # programs only
 #   BEF_BENCH_ROUNDS=N (default 5) rounds of the program table
 # Program benchmarks are what users run: MLIR text
@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh
-bazel build --config=opt --config=ci //tools:bef_executor //tools:mlir-to-bef //benchmarks:all >/dev/null
+bazel build --config=opt --config=ci //tools:bef_executor //tools:mlir-to-bef //tools:bef-opt \
+  //benchmarks:all >/dev/null
 bin=bazel-bin
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -42,6 +43,10 @@ echo "| whole process, /bin/true (the floor) | ms | - | - | $startup_floor |"
 echo "| whole process, s above /bin/true in the same round | ms | - | - | $startup_share |"
 
 if [[ "${BEF_BENCH_QUICK:-0}" != 1 ]]; then
+  echo
+  # The converter, whole process (1,000 to 1,000,000 adds; about a minute).
+  python3 benchmarks/converter_rows.py "$bin/tools/mlir-to-bef" "$bin/tools/bef-opt" \
+    "$work/converter" 3
   echo
   "$bin/benchmarks/async_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/executor_benchmark" --benchmark_min_time=0.2 2>/dev/null
