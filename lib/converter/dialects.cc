@@ -98,6 +98,20 @@ LogicalResult VerifyRegionReturn(mlir::Operation* op, mlir::Region& region) {
   return success();
 }
 
+// Whether `actual` are exactly the `expected` types: the check each
+// verifier of a call site makes of its operands against the callee's inputs
+// (or a region's arguments, or its results), in TFRT's words: the count's
+// message when the counts differ, else the type's at the first mismatch.
+LogicalResult MatchTypes(mlir::Operation* op, mlir::TypeRange actual,
+                         mlir::TypeRange expected, const llvm::Twine& count_message,
+                         const llvm::Twine& type_message) {
+  if (actual.size() != expected.size()) return op->emitOpError(count_message);
+  for (auto [a, e] : llvm::zip(actual, expected)) {
+    if (a != e) return op->emitOpError(type_message);
+  }
+  return success();
+}
+
 // Looks up a function named by `attribute_name` for symbol verifiers.
 mlir::FailureOr<mlir::func::FuncOp> LookupFunction(
     mlir::Operation* op, mlir::SymbolTableCollection& symbol_table,
@@ -313,19 +327,11 @@ LogicalResult CallOp::verify() {
   auto function = LookupFunction(*this, symbol_table, "callee");
   if (mlir::failed(function)) return failure();
   mlir::FunctionType type = function->getFunctionType();
-  if (type.getNumInputs() != getNumOperands())
-    return emitOpError("incorrect number of operands for callee");
-  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-    if (getOperand(i).getType() != type.getInput(i))
-      return emitOpError("operand type mismatch");
-  }
-  if (type.getNumResults() != getNumResults())
-    return emitOpError("incorrect number of results for callee");
-  for (unsigned i = 0; i < type.getNumResults(); ++i) {
-    if (getResult(i).getType() != type.getResult(i))
-      return emitOpError("result type mismatch");
-  }
-  return success();
+  if (failed(MatchTypes(*this, getOperandTypes(), type.getInputs(),
+                        "incorrect number of operands for callee", "operand type mismatch")))
+    return failure();
+  return MatchTypes(*this, getResultTypes(), type.getResults(),
+                    "incorrect number of results for callee", "result type mismatch");
 }
 
 // --- tfrt.cond ---
@@ -343,22 +349,13 @@ LogicalResult CondOp::verify() {
     auto function = LookupFunction(*this, symbol_table, attribute);
     if (mlir::failed(function)) return failure();
     mlir::FunctionType type = function->getFunctionType();
-    if (type.getNumInputs() != getArgs().size())
-      return emitOpError("incorrect number of operands for ")
-             << which << " function";
-    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-      if (getArgs()[i].getType() != type.getInput(i))
-        return emitOpError("operand type mismatch for ")
-               << which << " function";
-    }
-    if (type.getNumResults() != getNumResults())
-      return emitOpError("incorrect number of results for ")
-             << which << " function";
-    for (unsigned i = 0; i < type.getNumResults(); ++i) {
-      if (getResult(i).getType() != type.getResult(i))
-        return emitOpError("result type mismatch for ")
-               << which << " function";
-    }
+    if (failed(MatchTypes(*this, getArgs().getTypes(), type.getInputs(),
+                          "incorrect number of operands for " + which + " function",
+                          "operand type mismatch for " + which + " function")) ||
+        failed(MatchTypes(*this, getResultTypes(), type.getResults(),
+                          "incorrect number of results for " + which + " function",
+                          "result type mismatch for " + which + " function")))
+      return failure();
   }
   return success();
 }
@@ -432,14 +429,10 @@ LogicalResult IfOp::verify() {
         {&getElseRegion(), "else"}}) {
     if (region->empty()) return emitOpError("expected tfrt.return in body");
     mlir::Block& block = region->front();
-    if (block.getNumArguments() != getArgs().size())
-      return emitOpError("incorrect number of arguments to '")
-             << name << "' block";
-    for (auto [argument, operand] :
-         llvm::zip(block.getArguments(), getArgs())) {
-      if (argument.getType() != operand.getType())
-        return emitOpError("operand/argument type mismatch");
-    }
+    if (failed(MatchTypes(*this, block.getArgumentTypes(), getArgs().getTypes(),
+                          "incorrect number of arguments to '" + name + "' block",
+                          "operand/argument type mismatch")))
+      return failure();
     if (failed(VerifyRegionReturn(*this, *region))) return failure();
   }
   return success();
@@ -483,12 +476,9 @@ void RepeatI32Op::print(OpAsmPrinter& printer) {
 }
 
 LogicalResult RepeatI32Op::verify() {
-  if (getArgs().size() != getNumResults())
-    return emitOpError("incorrect number of operands");
-  for (auto [operand, result] : llvm::zip(getArgs(), getResults())) {
-    if (operand.getType() != result.getType())
-      return emitOpError("operand/result type mismatch");
-  }
+  if (failed(MatchTypes(*this, getArgs().getTypes(), getResultTypes(),
+                        "incorrect number of operands", "operand/result type mismatch")))
+    return failure();
   return VerifyRegionReturn(*this, getRegion());
 }
 
@@ -631,10 +621,9 @@ LogicalResult ParallelCallI32Op::verify() {
   mlir::Type i32 = mlir::IntegerType::get(getContext(), 32);
   if (type.getInput(0) != i32 || type.getInput(1) != i32)
     return emitOpError("callee must take stard and end indices first");
-  for (unsigned i = 0; i < getArgs().size(); ++i) {
-    if (getArgs()[i].getType() != type.getInput(i + 2))
-      return emitOpError("operand type mismatch");
-  }
+  if (failed(MatchTypes(*this, getArgs().getTypes(), type.getInputs().drop_front(2),
+                        "incorrect number of callee operands", "operand type mismatch")))
+    return failure();
   if (type.getNumResults() > 1)
     return emitOpError("invalid callee result type");
   if (type.getNumResults() == 1 && !llvm::isa<ChainType>(type.getResult(0)))
@@ -890,12 +879,9 @@ LogicalResult SyncBenchmarkOp::verify() {
   auto function = LookupFunction(*this, symbol_table, "target_fn");
   if (mlir::failed(function)) return failure();
   mlir::FunctionType type = function->getFunctionType();
-  if (type.getNumInputs() != getArgs().size())
-    return emitOpError("incorrect number of operands for callee");
-  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-    if (getArgs()[i].getType() != type.getInput(i))
-      return emitOpError("operand type mismatch");
-  }
+  if (failed(MatchTypes(*this, getArgs().getTypes(), type.getInputs(),
+                        "incorrect number of operands for callee", "operand type mismatch")))
+    return failure();
   if (type.getNumResults() != 0)
     return emitOpError("Target benchmark function must return zero value.");
   return success();
