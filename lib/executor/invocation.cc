@@ -320,6 +320,11 @@ class Invocation {
   // queue past kMaxContinuationNesting nested continuations.
   template <typename Continuation>
   void WhenAvailable(AsyncValue* value, Continuation continuation);
+  // Runs `task` now, or from the work queue when kMaxContinuationNesting
+  // continuations are already nested on this thread (so a long chain of
+  // values made available inline cannot exhaust the stack).
+  template <typename Task>
+  void RunNested(Task task);
   // Stores `value` (one reference) in `reg` with as many references as the
   // register has uses, or forwards the result placeholder stored there.
   AsyncValue* Publish(uint32_t reg, RCReference<AsyncValue> value);
@@ -466,17 +471,21 @@ void Invocation::DeferUsers(ReadyQueue& queue, uint32_t reg, AsyncValue* value,
   });
 }
 
-void Invocation::ResumeDeferral(internal::WaiterNode* node) {
-  const Deferral& deferral = *static_cast<Deferral*>(node);
-  Invocation* invocation = deferral.invocation;
+template <typename Task>
+void Invocation::RunNested(Task task) {
   if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
-    invocation->context_->host()->EnqueueWork(
-        [invocation, &deferral] { invocation->RunDeferral(deferral); });
+    context_->host()->EnqueueWork(std::move(task));
     return;
   }
   ++continuation_nesting;
-  invocation->RunDeferral(deferral);
+  task();
   --continuation_nesting;
+}
+
+void Invocation::ResumeDeferral(internal::WaiterNode* node) {
+  const Deferral& deferral = *static_cast<Deferral*>(node);
+  Invocation* invocation = deferral.invocation;
+  invocation->RunNested([invocation, &deferral] { invocation->RunDeferral(deferral); });
 }
 
 void Invocation::RunDeferral(const Deferral& deferral) {
@@ -491,17 +500,10 @@ void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
   BecomeConcurrent();
   AddRef();  // dropped when the continuation has run
   value->AndThen([this, continuation = std::move(continuation)]() mutable {
-    auto run = [this, continuation = std::move(continuation)]() mutable {
+    RunNested([this, continuation = std::move(continuation)]() mutable {
       continuation();
       DropRef();
-    };
-    if (continuation_nesting >= kMaxContinuationNesting) {
-      context_->host()->EnqueueWork(std::move(run));
-      return;
-    }
-    ++continuation_nesting;
-    run();
-    --continuation_nesting;
+    });
   });
 }
 

@@ -78,7 +78,6 @@ struct FdCloser {
 
 uint64_t MaxInputBytes() { return max_input_bytes; }
 unsigned MaxNestingDepth() { return max_nesting_depth; }
-uint64_t MaxAffineOperators() { return max_affine_operators; }
 
 std::unique_ptr<llvm::MemoryBuffer> ReadInput(const std::string& path,
                                               const ReadOptions& options,
@@ -424,14 +423,15 @@ void* RunGuarded(void* argument) {
   return nullptr;
 }
 
-}  // namespace
-
+// What RunWithLargeStack reports when a stack of `stack_bytes` ran out.
 std::string StackOverflowMessage(size_t stack_bytes) {
   return "the input nests deeper than the converter's " + std::to_string(stack_bytes >> 20) +
          " MiB stack holds (an expression nested without brackets, such as a long run of "
          "unary minus signs, recurses once per level); nothing was written. "
          "--max_nesting_depth sizes the stack (64 KiB per level)";
 }
+
+}  // namespace
 
 int RunWithLargeStack(const std::function<int()>& body, std::string* overflow_message) {
   size_t stack = kStackBytesPerLevel * MaxNestingDepth();

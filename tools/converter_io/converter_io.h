@@ -41,12 +41,11 @@
 
 namespace bef::converter_io {
 
-// --max_input_bytes, --max_nesting_depth and --max_affine_operators, as
-// given on the command line
-// (registered with LLVM's command line by this library).
+// --max_input_bytes and --max_nesting_depth, as given on the command line
+// (registered with LLVM's command line by this library, with
+// --max_affine_operators, which CheckMlirNesting reads).
 uint64_t MaxInputBytes();
 unsigned MaxNestingDepth();
-uint64_t MaxAffineOperators();
 
 // Decides on the first bytes of an input (fewer when the input is shorter)
 // whether to read the rest; on false it has reported why.
@@ -114,8 +113,6 @@ bool KeepOutput(OutputFile& output);
 // stderr, after removing the output files the body had opened.
 int RunWithLargeStack(const std::function<int()>& body,
                       std::string* overflow_message = nullptr);
-// What RunWithLargeStack reports when a stack of `stack_bytes` ran out.
-std::string StackOverflowMessage(size_t stack_bytes);
 
 // The main of a converter tool: initialises LLVM, registers MLIR's printer
 // and context options, parses the command line (with `overview` as --help's
