@@ -18,6 +18,17 @@
 // slot is also emptied into the FIFO after kMaxSlotRuns tasks in a row
 // (fairness), and before the thread blocks in Await or Quiesce (the task it
 // waits for may be the one in the slot).
+//
+// A runner takes tasks from the FIFO a *batch* at a time: a share of what
+// waits (1 / (2 x threads), up to kMaxBatch; one task when fewer than
+// 4 x threads wait, so batches form only under a backlog, where the other
+// runners find work in the FIFO too), under one hold of the lock, and
+// counts them finished with one update of the pending count. Tasks made by one thread one after another (an invocation
+// starting async kernels) so run on one runner in order: their results and
+// the users they release share cache lines, which two threads taking
+// alternate tasks would pass back and forth for every task. What is left of
+// a batch goes back to the FIFO before the thread blocks, as the slot does.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -40,13 +51,19 @@ std::atomic<TbbArenaSource> registered_arena_source{nullptr};
 class MultiThreadedWorkQueue;
 thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 
-// The next slot of the compute task running on this thread (see above).
+constexpr int kMaxSlotRuns = 64;
+constexpr int kMaxBatch = 32;
+
+// The next slot of the compute task running on this thread and the rest of
+// its runner's batch (see above).
 struct NextSlot {
   MultiThreadedWorkQueue* queue = nullptr;  // set while one of its tasks runs
   TaskFunction task;
+  TaskFunction batch[kMaxBatch];  // batch[batch_next, batch_end) not yet run
+  int batch_next = 0;
+  int batch_end = 0;
 };
 thread_local NextSlot next_slot;
-constexpr int kMaxSlotRuns = 64;
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
@@ -147,23 +164,57 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     auto* queue = static_cast<MultiThreadedWorkQueue*>(argument);
     const MultiThreadedWorkQueue* previous = current_queue;
     current_queue = queue;
-    NextSlot interrupted = std::move(next_slot);  // a runner inside a task (TBB may nest)
+    // A runner inside a task (TBB may nest): the interrupted runner's slot
+    // and batch wait on the heap (rare).
+    std::unique_ptr<NextSlot> interrupted;
+    if (next_slot.queue != nullptr) {
+      interrupted = std::make_unique<NextSlot>();
+      std::swap(interrupted->queue, next_slot.queue);
+      interrupted->task = std::move(next_slot.task);
+      for (int i = next_slot.batch_next; i < next_slot.batch_end; ++i) {
+        interrupted->batch[i] = std::move(next_slot.batch[i]);
+      }
+      interrupted->batch_next = next_slot.batch_next;
+      interrupted->batch_end = next_slot.batch_end;
+    }
     next_slot.queue = queue;
     next_slot.task = nullptr;
+    next_slot.batch_next = next_slot.batch_end = 0;
     while (true) {
-      TaskFunction task;
       {
         SpinLock lock(queue->compute_lock_);
-        if (queue->compute_tasks_.empty()) {
+        const size_t waiting = queue->compute_tasks_.size();
+        if (waiting == 0) {
           --queue->runners_;  // a push from now on starts another
           break;
         }
-        task = std::move(queue->compute_tasks_.front());
-        queue->compute_tasks_.pop_front();
+        const int take = static_cast<int>(std::clamp<size_t>(
+            waiting / (2 * static_cast<size_t>(queue->compute_threads_)), 1, kMaxBatch));
+        for (int i = 0; i < take; ++i) {
+          next_slot.batch[i] = std::move(queue->compute_tasks_.front());
+          queue->compute_tasks_.pop_front();
+        }
+        next_slot.batch_next = 0;
+        next_slot.batch_end = take;
       }
-      queue->RunWithSlot(std::move(task));
+      int finished = 0;
+      while (next_slot.batch_next < next_slot.batch_end) {
+        TaskFunction task = std::move(next_slot.batch[next_slot.batch_next]);
+        next_slot.batch[next_slot.batch_next++] = nullptr;
+        finished += queue->RunWithSlot(std::move(task));
+      }
+      queue->Finished(finished);
     }
-    next_slot = std::move(interrupted);
+    next_slot.queue = nullptr;
+    if (interrupted != nullptr) {
+      next_slot.queue = interrupted->queue;
+      next_slot.task = std::move(interrupted->task);
+      for (int i = interrupted->batch_next; i < interrupted->batch_end; ++i) {
+        next_slot.batch[i] = std::move(interrupted->batch[i]);
+      }
+      next_slot.batch_next = interrupted->batch_next;
+      next_slot.batch_end = interrupted->batch_end;
+    }
     current_queue = previous;
     // The last touch of the queue: the destructor waits for it.
     queue->runners_alive_.fetch_sub(1, std::memory_order_release);
@@ -171,14 +222,14 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   // Runs `task`, then the tasks it leaves in the slot, each possibly
   // leaving the next; after kMaxSlotRuns the one left goes to the FIFO
-  // (counted already).
-  void RunWithSlot(TaskFunction task) {
+  // (counted already). Returns how many tasks ran, for Finished.
+  int RunWithSlot(TaskFunction task) {
     task();
     task.reset();
-    for (int runs = 0; next_slot.task && runs < kMaxSlotRuns; ++runs) {
+    int runs = 1;
+    for (; next_slot.task && runs <= kMaxSlotRuns; ++runs) {
       TaskFunction next = std::move(next_slot.task);
       next_slot.task = nullptr;
-      Finished();  // the task that left it
       next();
     }
     if (next_slot.task) {
@@ -186,7 +237,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       next_slot.task = nullptr;
       Enqueue(std::move(next));
     }
-    Finished();  // the last task run
+    return runs;
   }
 
   // Hands `task` (counted in pending_) to the compute FIFO, starting a
@@ -215,11 +266,18 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     }
   }
 
-  // Empties this thread's next slot into the FIFO (before blocking).
+  // Empties this thread's next slot and the rest of its batch into the
+  // FIFO (before blocking: the task waited for may be among them).
   void FlushNextSlot() {
-    if (next_slot.queue == this && next_slot.task) {
+    if (next_slot.queue != this) return;
+    if (next_slot.task) {
       TaskFunction task = std::move(next_slot.task);
       next_slot.task = nullptr;
+      Enqueue(std::move(task));
+    }
+    while (next_slot.batch_next < next_slot.batch_end) {
+      TaskFunction task = std::move(next_slot.batch[next_slot.batch_next]);
+      next_slot.batch[next_slot.batch_next++] = nullptr;
       Enqueue(std::move(task));
     }
   }
@@ -300,9 +358,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   // The last task notifies under the lock; the destructor waits for every
   // Finished call to be over (finishing_), since Quiesce may see pending_
   // reach zero before the notification and the queue then be destroyed.
-  void Finished() {
+  void Finished(int tasks = 1) {
     finishing_.fetch_add(1, std::memory_order_acq_rel);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (pending_.fetch_sub(tasks, std::memory_order_acq_rel) == tasks) {
       std::lock_guard<std::mutex> lock(mutex_);
       idle_.notify_all();
     }

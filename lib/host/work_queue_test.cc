@@ -312,6 +312,45 @@ TEST(MultiThreadedWorkQueueTest, FannedOutTasksRunConcurrently) {
   EXPECT_TRUE(met.load());
 }
 
+// Runners take tasks a batch at a time when many wait; a task that awaits
+// a value another task of its batch makes gives the rest of the batch back
+// to the FIFO before blocking, so the other runner runs it (otherwise this
+// test hangs).
+TEST(MultiThreadedWorkQueueTest, ATaskThatAwaitsGivesBackTheRestOfItsBatch) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
+  // Hold both runners so the tasks below wait in the FIFO together.
+  std::atomic<int> holding{0};
+  std::atomic<bool> release{false};
+  for (int i = 0; i < 2; ++i) {
+    queue->AddTask([&] {
+      holding.fetch_add(1);
+      while (!release.load()) std::this_thread::yield();
+    });
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (holding.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(holding.load(), 2);
+  AsyncValueRef<int> made = MakeUnconstructedAsyncValueRef<int>();
+  AsyncValueRef<int> done = MakeUnconstructedAsyncValueRef<int>();
+  std::atomic<int> others{0};
+  // 16 waiting: the first runner to look takes the first 4 (16 / (2 x 2)).
+  queue->AddTask([&] {
+    AsyncValue* values[] = {made.GetAsyncValue()};
+    queue->Await(values);
+    done.emplace(made.get() + 1);
+  });
+  queue->AddTask([made] { made.emplace(41); });
+  for (int i = 0; i < 14; ++i) queue->AddTask([&] { others.fetch_add(1); });
+  release = true;
+  AsyncValue* values[] = {done.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_EQ(done.get(), 42);
+  queue->Quiesce();
+  EXPECT_EQ(others.load(), 14);
+}
+
 // A parallel task is never held back behind the task that adds it: the
 // adder may wait for it.
 TEST(MultiThreadedWorkQueueTest, ParallelTasksRunAlongsideTheirAdder) {
