@@ -4,7 +4,9 @@
 #include "bef/async/async_value.h"
 
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bef/async/async_value_ref.h"
@@ -267,6 +269,34 @@ TEST_F(AsyncValueTest, NonTrivialPayloads) {
       MakeUnconstructedAsyncValueRef<std::unique_ptr<int>>();
   owned.emplace(new int(5));
   EXPECT_EQ(*owned.get(), 5);
+}
+
+// Values made on one thread and freed on another: the freeing thread's
+// full free list hands batches to the transfer store, and the making
+// thread's empty list takes them back, so the memory circulates instead of
+// the maker asking malloc for every value (value_memory.cc).
+TEST(ValueMemoryTest, BlocksFreedOnAnotherThreadComeBack) {
+  if (!internal::kValueFreeLists) GTEST_SKIP() << "sanitizer builds use malloc only";
+  constexpr size_t kSize = 48;  // a class no other test here fills
+  ASSERT_EQ(internal::ValueTransferBatchesForTesting(kSize), 0);
+  // The other thread's list holds 4,096 blocks; the next 16 x 256 fill the
+  // store, the rest go to malloc.
+  std::vector<void*> made(4096 + 16 * 256 + 1000);
+  for (void*& block : made) block = internal::AllocateValueMemory(kSize);
+  std::thread([&made] {
+    for (void* block : made) internal::FreeValueMemory(block, kSize);
+  }).join();
+  EXPECT_EQ(internal::ValueTransferBatchesForTesting(kSize), 16);
+  // This thread's list is empty: the first allocation takes a batch, the
+  // next 255 come from it without touching the store.
+  std::set<void*> given(made.begin() + 4096, made.begin() + 4096 + 16 * 256);
+  std::vector<void*> again(256);
+  for (void*& block : again) {
+    block = internal::AllocateValueMemory(kSize);
+    EXPECT_EQ(given.count(block), 1u);
+  }
+  EXPECT_EQ(internal::ValueTransferBatchesForTesting(kSize), 15);
+  for (void* block : again) internal::FreeValueMemory(block, kSize);
 }
 
 }  // namespace

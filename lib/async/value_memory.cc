@@ -1,7 +1,20 @@
 // Per-thread free lists for AsyncValue memory (see AllocateValueMemory in
 // async_value.h, which takes blocks from the lists inline).
+//
+// Values often die on another thread than the one that made them (an async
+// kernel's result is made by the thread running the kernel and freed by the
+// one running its users): the freeing thread's list fills while the making
+// thread's runs dry. So a full list hands a *batch* of its blocks to a
+// process-wide transfer store (per size class, under a spin lock held for
+// one pointer swap), and an empty list takes a batch from there before it
+// asks malloc: one lock per batch instead of a malloc and a cross-thread
+// free (which contends on glibc's arena lock) per value. The store holds
+// at most kMaxTransferBatches batches per class; beyond that blocks go
+// back to malloc.
+#include <atomic>
 #include <cstdlib>
 #include <new>
+#include <thread>
 
 #include "bef/async/async_value.h"
 
@@ -13,6 +26,70 @@ namespace {
 
 constexpr uint32_t kMaxCached = 4096;      // per class up to 256 bytes
 constexpr uint32_t kMaxCachedLarge = 256;  // per larger class (<= 1 KiB)
+constexpr uint32_t kTransferBatch = 256;      // blocks per batch, up to 256 bytes
+constexpr uint32_t kTransferBatchLarge = 32;  // larger classes
+constexpr int kMaxTransferBatches = 16;       // per class
+
+uint32_t MaxCached(size_t index) { return index < 16 ? kMaxCached : kMaxCachedLarge; }
+uint32_t TransferBatch(size_t index) {
+  return index < 16 ? kTransferBatch : kTransferBatchLarge;
+}
+
+// The process-wide store of full batches, one per size class.
+struct TransferStore {
+  std::atomic<bool> locked{false};
+  std::atomic<int> count{0};  // written under the lock, peeked without
+  FreeValueBlock* batches[kMaxTransferBatches] = {};  // each TransferBatch(class) long
+};
+TransferStore transfer_stores[kValueSizeClasses];
+
+class StoreLock {
+ public:
+  explicit StoreLock(TransferStore& store) : store_(store) {
+    while (store_.locked.exchange(true, std::memory_order_acquire)) {
+      while (store_.locked.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  ~StoreLock() { store_.locked.store(false, std::memory_order_release); }
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  TransferStore& store_;
+};
+
+// Takes a batch for class `index` from the store, or null.
+FreeValueBlock* TakeBatch(size_t index) {
+  TransferStore& store = transfer_stores[index];
+  if (store.count.load(std::memory_order_relaxed) == 0) return nullptr;  // the lock decides
+  StoreLock lock(store);
+  const int count = store.count.load(std::memory_order_relaxed);
+  if (count == 0) return nullptr;
+  store.count.store(count - 1, std::memory_order_relaxed);
+  return store.batches[count - 1];
+}
+
+// Offers the first TransferBatch(index) blocks of `lists`' class `index`
+// (which holds at least that many) to the store; false when it is full.
+bool GiveBatch(ValueFreeLists& lists, size_t index) {
+  TransferStore& store = transfer_stores[index];
+  if (store.count.load(std::memory_order_relaxed) == kMaxTransferBatches) return false;
+  const uint32_t size = TransferBatch(index);
+  FreeValueBlock* first = lists.heads[index];
+  FreeValueBlock* last = first;
+  for (uint32_t i = 1; i < size; ++i) last = last->next;
+  {
+    StoreLock lock(store);
+    const int count = store.count.load(std::memory_order_relaxed);
+    if (count == kMaxTransferBatches) return false;
+    store.batches[count] = first;
+    store.count.store(count + 1, std::memory_order_relaxed);
+    lists.heads[index] = last->next;
+    last->next = nullptr;
+  }
+  lists.counts[index] -= size;
+  return true;
+}
 
 struct ThreadCleanup {
   ~ThreadCleanup() {
@@ -36,10 +113,26 @@ struct ThreadCleanup {
 
 }  // namespace
 
+int ValueTransferBatchesForTesting(size_t size) {
+  return transfer_stores[ValueSizeClass(size)].count.load(std::memory_order_relaxed);
+}
+
 void* AllocateValueMemoryFromMalloc(size_t size) {
   size_t index = ValueSizeClass(size);
-  // A block that may be cached when freed has its class's full size.
-  if (kValueFreeLists && index < kValueSizeClasses) size = (index + 1) * kValueGranule;
+  if (kValueFreeLists && index < kValueSizeClasses) {
+    ValueFreeLists& lists = value_free_lists;
+    if (!lists.dead && lists.heads[index] == nullptr) {
+      if (FreeValueBlock* batch = TakeBatch(index)) {
+        // The thread's list is empty (the inline path found no block).
+        if (!lists.cleanup_registered) [[unlikely]] RegisterThreadCleanup();
+        lists.heads[index] = batch->next;
+        lists.counts[index] = TransferBatch(index) - 1;
+        return batch;
+      }
+    }
+    // A block that may be cached when freed has its class's full size.
+    size = (index + 1) * kValueGranule;
+  }
   void* memory = std::malloc(size);
   if (memory == nullptr) throw std::bad_alloc();
   return memory;
@@ -49,7 +142,7 @@ void FreeValueMemoryToListOrMalloc(void* pointer, size_t size) {
   size_t index = ValueSizeClass(size);
   ValueFreeLists& lists = value_free_lists;
   if (kValueFreeLists && index < kValueSizeClasses && !lists.dead &&
-      lists.counts[index] < (index < 16 ? kMaxCached : kMaxCachedLarge)) {
+      (lists.counts[index] < MaxCached(index) || GiveBatch(lists, index))) {
     if (!lists.cleanup_registered) [[unlikely]] RegisterThreadCleanup();
     auto* block = static_cast<FreeValueBlock*>(pointer);
     block->next = lists.heads[index];

@@ -90,6 +90,9 @@ struct ValueFreeLists {
 extern constinit thread_local ValueFreeLists value_free_lists;
 void* AllocateValueMemoryFromMalloc(size_t size);
 void FreeValueMemoryToListOrMalloc(void* pointer, size_t size);
+// Full batches of blocks of `size`'s class waiting in the process-wide
+// transfer store (value_memory.cc), for tests.
+int ValueTransferBatchesForTesting(size_t size);
 
 inline size_t ValueSizeClass(size_t size) { return (size + kValueGranule - 1) / kValueGranule - 1; }
 
