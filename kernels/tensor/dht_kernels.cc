@@ -67,13 +67,15 @@ absl::StatusOr<DenseHostTensor> CreateUninitialized(
 
 // ---- writing ----
 
-// fill_tensor_with_constant.T: every element := the attribute read as T.
-template <typename T>
+// fill_tensor_with_constant.T: every element := the attribute read as T
+// (the tensor's dtype must be T's).
+template <typename T, DType kDType>
 absl::StatusOr<Chain> FillTensorWithConstant(RemainingArguments arguments,
                                              Attribute<T> value,
                                              HostContext* host) {
   BEF_ASSIGN_OR_RETURN_OPERAND(tensor, DenseHostTensor, 0,
                                "tfrt_dht.fill_tensor_with_constant", "tensor");
+  BEF_RETURN_IF_ERROR(tensor->CheckDType(kDType, "tfrt_dht.fill_tensor_with_constant"));
   BEF_RETURN_IF_ERROR(tensor->MakeWritable(host->allocator()));
   size_t count = tensor->DataSize() / sizeof(T);
   T* data = static_cast<T*>(tensor->writable_data());
@@ -89,13 +91,15 @@ constexpr bool kIsComplex<std::complex<T>> = true;
 // set_tensor_with_constant_values.T: the `values` attribute read as uint32
 // count + packed elements (complex: interleaved parts, twice the count),
 // whatever its kind (TFRT reads an aggregate's header word as the count).
-template <typename T>
+template <typename T, DType kDType>
 absl::StatusOr<RCReference<AsyncValue>> SetTensorWithConstantValues(
     RemainingArguments arguments, RemainingAttributes attributes,
     HostContext* host) {
   BEF_ASSIGN_OR_RETURN_OPERAND(tensor, DenseHostTensor, 0,
                                "tfrt_dht.set_tensor_with_constant_values",
                                "tensor");
+  BEF_RETURN_IF_ERROR(
+      tensor->CheckDType(kDType, "tfrt_dht.set_tensor_with_constant_values"));
   if (arguments.size() < 2 || attributes.size() < 1) {
     return absl::InvalidArgumentError(
         "tfrt_dht.set_tensor_with_constant_values takes a tensor, a chain "
@@ -145,18 +149,12 @@ absl::StatusOr<RCReference<AsyncValue>> SetTensorWithConstantValues(
 }
 
 // set_tensor_with_values.T: element i := operand i + 2.
-template <typename T>
+template <typename T, DType kDType>
 absl::StatusOr<Chain> SetTensorWithValues(RemainingArguments arguments,
                                           HostContext* host) {
   BEF_ASSIGN_OR_RETURN_OPERAND(tensor, DenseHostTensor, 0,
                                "tfrt_dht.set_tensor_with_values", "tensor");
-  if (DTypeSize(tensor->dtype()) != sizeof(T)) {
-    // The elements are written as T: a tensor of narrower elements would
-    // be overrun.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tfrt_dht.set_tensor_with_values: the tensor's elements are ",
-        DTypeSize(tensor->dtype()), " bytes, the kernel writes ", sizeof(T)));
-  }
+  BEF_RETURN_IF_ERROR(tensor->CheckDType(kDType, "tfrt_dht.set_tensor_with_values"));
   size_t count = arguments.size() >= 2 ? arguments.size() - 2 : 0;
   if (static_cast<int64_t>(count) != tensor->NumElements()) {
     return absl::InternalError(
@@ -305,8 +303,10 @@ bool ElementsClose(T x, T y, int ulp) {
   }
 }
 
-// tensor_allclose[.Nulp].T: same metadata and every element close.
-template <typename T, int kUlp>
+// tensor_allclose[.Nulp].T: same dtype and shape and every element close.
+// Tensors of different dtypes are not close (as in TFRT); two of one dtype
+// other than T's are an error (TFRT reads their bytes as T's).
+template <typename T, DType kDType, int kUlp>
 absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorAllClose(
     RemainingArguments arguments) {
   BEF_ASSIGN_OR_RETURN_OPERAND(a, DenseHostTensor, 0, "tfrt_dht.tensor_allclose",
@@ -316,9 +316,11 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorAllClose(
   if (arguments.size() < 3) {
     return absl::InvalidArgumentError("tfrt_dht.tensor_allclose needs a chain");
   }
+  if (a->dtype() == b->dtype()) {
+    BEF_RETURN_IF_ERROR(a->CheckDType(kDType, "tfrt_dht.tensor_allclose"));
+  }
   bool close = a->dtype() == b->dtype() && a->shape() == b->shape() &&
-               a->DataSize() == b->DataSize() &&
-               DTypeSize(a->dtype()) == sizeof(T);
+               a->DataSize() == b->DataSize();
   const char* x = static_cast<const char*>(a->data());
   const char* y = static_cast<const char*>(b->data());
   const size_t size = close ? a->DataSize() : 0;  // once, not per element
@@ -343,24 +345,24 @@ void RegisterForType(KernelRegistry* registry, const std::string& suffix) {
         BEF_KERNEL(CreateUninitialized<kDType>));
   }
   registry->AddKernel("tfrt_dht.fill_tensor_with_constant." + suffix,
-                      BEF_KERNEL(FillTensorWithConstant<T>));
+                      BEF_KERNEL((FillTensorWithConstant<T, kDType>)));
   registry->AddKernel("tfrt_dht.set_tensor_with_constant_values." + suffix,
-                      BEF_KERNEL(SetTensorWithConstantValues<T>));
+                      BEF_KERNEL((SetTensorWithConstantValues<T, kDType>)));
   registry->AddKernel("tfrt_dht.set_tensor_with_values." + suffix,
-                      BEF_KERNEL(SetTensorWithValues<T>));
+                      BEF_KERNEL((SetTensorWithValues<T, kDType>)));
   registry->AddKernel("tfrt_dht.make_tensor." + suffix,
                       BEF_KERNEL(MakeTensor<kDType>));
   if constexpr (kComparisons) {
   registry->AddKernel("tfrt_dht.tensor_allclose." + suffix,
-                      BEF_KERNEL((TensorAllClose<T, 2>)));
+                      BEF_KERNEL((TensorAllClose<T, kDType, 2>)));
   registry->AddKernel("tfrt_dht.tensor_allclose.3ulp." + suffix,
-                      BEF_KERNEL((TensorAllClose<T, 3>)));
+                      BEF_KERNEL((TensorAllClose<T, kDType, 3>)));
   registry->AddKernel("tfrt_dht.tensor_allclose.1000ulp." + suffix,
-                      BEF_KERNEL((TensorAllClose<T, 1000>)));
+                      BEF_KERNEL((TensorAllClose<T, kDType, 1000>)));
   registry->AddKernel("tfrt_dht.tensor_allclose.2000ulp." + suffix,
-                      BEF_KERNEL((TensorAllClose<T, 2000>)));
+                      BEF_KERNEL((TensorAllClose<T, kDType, 2000>)));
   registry->AddKernel("tfrt_dht.tensor_allclose.100000ulp." + suffix,
-                      BEF_KERNEL((TensorAllClose<T, 100000>)));
+                      BEF_KERNEL((TensorAllClose<T, kDType, 100000>)));
   }
 }
 

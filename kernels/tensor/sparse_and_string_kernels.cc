@@ -14,6 +14,7 @@
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_utils.h"
 #include "bef/kernels/kernel_types.h"
+#include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "kernels/tensor/operands.h"
@@ -57,10 +58,10 @@ ConvertDhtToCoo(RemainingArguments arguments, HostContext* host) {
   if (arguments.size() < 2) {
     return absl::InvalidArgumentError("coo.convert_dht_to_coo needs a chain");
   }
-  if (dense.shape().rank() != kRank || DTypeSize(dense.dtype()) != sizeof(T)) {
+  BEF_RETURN_IF_ERROR(dense.CheckDType(BefDTypeOf<T>::value, "coo.convert_dht_to_coo"));
+  if (dense.shape().rank() != kRank) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "coo.convert_dht_to_coo: the tensor is not of the kernel's dtype and "
-        "rank ", kRank));
+        "coo.convert_dht_to_coo: the tensor is not of the kernel's rank ", kRank));
   }
   const T* data = static_cast<const T*>(dense.data());
   int64_t count = std::max<int64_t>(dense.NumElements(), 0);
@@ -162,9 +163,13 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> CooTensorEqual(
   const DenseHostTensor& vb = (*b)->values();
   const DenseHostTensor& ia = (*a)->indices();
   const DenseHostTensor& ib = (*b)->indices();
+  // Values of different dtypes are not equal; of one dtype other than T's,
+  // an error (TFRT reads their bytes as T's).
+  if (va.dtype() == vb.dtype()) {
+    BEF_RETURN_IF_ERROR(va.CheckDType(BefDTypeOf<T>::value, "coo.tensor_equal"));
+  }
   bool equal = va.dtype() == vb.dtype() && va.shape() == vb.shape() &&
                ia.shape() == ib.shape() && va.DataSize() == vb.DataSize() &&
-               DTypeSize(va.dtype()) == sizeof(T) &&
                std::memcmp(ia.data(), ib.data(), ia.DataSize()) == 0;
   const size_t size = equal ? va.DataSize() : 0;  // once, not per element
   for (size_t i = 0; equal && i < size; i += sizeof(T)) {

@@ -17,6 +17,7 @@
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_utils.h"
 #include "bef/kernels/kernel_types.h"
+#include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
@@ -76,10 +77,13 @@ absl::StatusOr<Chain> PrintTensorShape(RemainingArguments arguments) {
 
 // tfrt_dht.tensor_equal.T: equal dtype, shape and elements (`==` on T, so
 // NaN differs from itself and -0 equals 0); the chain is forwarded.
+// Tensors of different dtypes are not equal (as in TFRT); two of one dtype
+// other than T's are an error (TFRT compares their bytes as T's, or not at
+// all when the sizes differ, and says equal).
+//
+// The elements of two tensors of T's dtype and one shape.
 template <typename T>
-bool TensorsEqual(const DenseHostTensor& a, const DenseHostTensor& b) {
-  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
-  if (DTypeSize(a.dtype()) != sizeof(T)) return true;
+[[gnu::always_inline]] inline bool ElementsEqual(const DenseHostTensor& a, const DenseHostTensor& b) {
   // Sizes once, not per element (DataSize multiplies out the shape); the
   // same for both (same dtype and shape).
   const size_t size = a.DataSize();
@@ -100,7 +104,7 @@ bool TensorsEqual(const DenseHostTensor& a, const DenseHostTensor& b) {
 }
 
 // The frame path: checks its operands itself, with messages of its own.
-template <typename T>
+template <typename T, DType kDType>
 absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
     RemainingArguments arguments) {
   if (arguments.size() != 3) {
@@ -111,23 +115,33 @@ absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
   if (!a.ok()) return a.status();
   auto b = DenseTensorOperand(arguments[1], "tfrt_dht.tensor_equal");
   if (!b.ok()) return b.status();
-  return std::pair<bool, RCReference<AsyncValue>>(TensorsEqual<T>(**a, **b),
-                                                  FormRef(arguments[2]));
+  bool equal = false;
+  if ((*a)->dtype() == (*b)->dtype()) {
+    BEF_RETURN_IF_ERROR((*a)->CheckDType(kDType, "tfrt_dht.tensor_equal"));
+    equal = (*a)->shape() == (*b)->shape() && ElementsEqual<T>(**a, **b);
+  }
+  return std::pair<bool, RCReference<AsyncValue>>(equal, FormRef(arguments[2]));
 }
 
 // The direct entry point (the executor calls it when both operands are
 // dense host tensors; the chain operand is available then, so the result
-// chain is a ready one, as the forwarded one would be).
-template <typename T>
-std::pair<bool, Chain> TensorEqualDirect(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
-                                         Argument<Chain>) {
-  return {TensorsEqual<T>(*a, *b), Chain()};
+// chain is a ready one, as the forwarded one would be). A dtype other than
+// T's fails it: the executor then runs the frame path, which reports it.
+template <typename T, DType kDType>
+absl::StatusOr<std::pair<bool, Chain>> TensorEqualDirect(Argument<DenseHostTensor> a,
+                                                         Argument<DenseHostTensor> b,
+                                                         Argument<Chain>) {
+  if (a->dtype() != b->dtype()) return std::pair<bool, Chain>(false, Chain());
+  if (a->dtype() != kDType) [[unlikely]] {
+    return absl::InvalidArgumentError("");  // the frame path says what
+  }
+  return std::pair<bool, Chain>(a->shape() == b->shape() && ElementsEqual<T>(*a, *b), Chain());
 }
 
-template <typename T>
+template <typename T, DType kDType>
 KernelDefinition<AsyncKernelImplementation> TensorEqualDefinition() {
-  auto definition = BEF_KERNEL(TensorEqualKernel<T>);
-  definition.direct = BEF_PURE_KERNEL(TensorEqualDirect<T>).direct;
+  auto definition = BEF_KERNEL((TensorEqualKernel<T, kDType>));
+  definition.direct = BEF_PURE_KERNEL((TensorEqualDirect<T, kDType>)).direct;
   return definition;
 }
 
@@ -137,27 +151,27 @@ void RegisterTensorKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_dht.print_tensor_shape",
                       BEF_KERNEL(PrintTensorShape));
   registry->AddKernel("tfrt_dht.tensor_equal.ui8",
-                      TensorEqualDefinition<uint8_t>());
+                      (TensorEqualDefinition<uint8_t, DType::kUI8>()));
   registry->AddKernel("tfrt_dht.tensor_equal.ui32",
-                      TensorEqualDefinition<uint32_t>());
+                      (TensorEqualDefinition<uint32_t, DType::kUI32>()));
   registry->AddKernel("tfrt_dht.tensor_equal.ui64",
-                      TensorEqualDefinition<uint64_t>());
+                      (TensorEqualDefinition<uint64_t, DType::kUI64>()));
   registry->AddKernel("tfrt_dht.tensor_equal.i8",
-                      TensorEqualDefinition<int8_t>());
+                      (TensorEqualDefinition<int8_t, DType::kI8>()));
   registry->AddKernel("tfrt_dht.tensor_equal.i32",
-                      TensorEqualDefinition<int32_t>());
+                      (TensorEqualDefinition<int32_t, DType::kI32>()));
   registry->AddKernel("tfrt_dht.tensor_equal.i64",
-                      TensorEqualDefinition<int64_t>());
+                      (TensorEqualDefinition<int64_t, DType::kI64>()));
   registry->AddKernel("tfrt_dht.tensor_equal.bool",
-                      TensorEqualDefinition<bool>());
+                      (TensorEqualDefinition<bool, DType::kI1>()));
   registry->AddKernel("tfrt_dht.tensor_equal.f32",
-                      TensorEqualDefinition<float>());
+                      (TensorEqualDefinition<float, DType::kF32>()));
   registry->AddKernel("tfrt_dht.tensor_equal.f64",
-                      TensorEqualDefinition<double>());
+                      (TensorEqualDefinition<double, DType::kF64>()));
   registry->AddKernel("tfrt_dht.tensor_equal.complex64",
-                      TensorEqualDefinition<std::complex<float>>());
+                      (TensorEqualDefinition<std::complex<float>, DType::kComplex64>()));
   registry->AddKernel("tfrt_dht.tensor_equal.complex128",
-                      TensorEqualDefinition<std::complex<double>>());
+                      (TensorEqualDefinition<std::complex<double>, DType::kComplex128>()));
 }
 
 }  // namespace

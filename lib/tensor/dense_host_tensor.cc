@@ -104,6 +104,16 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
   return DenseHostTensor(dtype, std::move(shape), std::move(buffer));
 }
 
+absl::Status DenseHostTensor::DTypeMismatch(DType expected, std::string_view kernel) const {
+  auto name = [](DType dtype) {
+    std::string_view text = DTypeName(dtype);
+    return text.empty() ? std::string("invalid (") + std::to_string(static_cast<int>(dtype)) + ")"
+                        : std::string(text);
+  };
+  return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kernel), ": the tensor's dtype is ", name(dtype_),
+                                                 ", the kernel takes ", name(expected)));
+}
+
 absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
   if (!read_only()) return absl::OkStatus();
   RCReference<HostBuffer> copy = AllocateBuffer(allocator, dtype_, shape_);

@@ -699,6 +699,22 @@ PyMethodDef program_run = {
     "run's deadline. Raises bef.ArgumentError (before anything runs), bef.RuntimeError,\n"
     "bef.CancelledError, bef.DeadlineExceededError; Ctrl-C cancels the run."};
 
+// The `__new__` of the types only the runtime makes (Program by bef.load,
+// Value and _RunCall as results of runs): pybind11's own would make an
+// instance whose C++ object was never constructed, which every method then
+// reads (a crash). Subclasses inherit it; pybind11 makes its own instances
+// without calling `__new__`.
+void MakeOnlyByTheRuntime(py::handle type) {
+  py::setattr(type, "__new__",
+              py::staticmethod(py::cpp_function(
+                  [](py::handle cls, const py::args&, const py::kwargs&) -> py::object {
+                    throw py::type_error(
+                        "cannot create '" + py::str(cls.attr("__qualname__")).cast<std::string>() +
+                        "' instances: the runtime makes them (bef.load makes a Program; runs "
+                        "return Values)");
+                  })));
+}
+
 }  // namespace
 }  // namespace bef::python
 
@@ -737,6 +753,10 @@ PYBIND11_MODULE(_runtime, module) {
       .def("_sections", &Program::Sections)
       .def("dump", &Program::Dump, py::arg("summary") = false,
            "bef-dump's listing of the file (summary=True: the section table only).");
+
+  MakeOnlyByTheRuntime(module.attr("Value"));
+  MakeOnlyByTheRuntime(module.attr("_RunCall"));
+  MakeOnlyByTheRuntime(program);
 
   py::object run = py::reinterpret_steal<py::object>(
       PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(program.ptr()), &program_run));

@@ -62,8 +62,8 @@ func.func @element_size_mismatch() -> !tfrt.chain {
   %e = "tfrt_dht.set_tensor_with_values.f64"(%t, %c0, %d, %d) : (!tfrt_tensor.tensor, !tfrt.chain, f64, f64) -> !tfrt.chain
   tfrt.return %e : !tfrt.chain
 }
-// CHECK: error: unexpected error: runtime error: tfrt_dht.set_tensor_with_values: the tensor's elements are 1 bytes, the kernel writes 8
-// CHECK: 'element_size_mismatch' returned <<error: tfrt_dht.set_tensor_with_values: the tensor's elements are 1 bytes, the kernel writes 8>>
+// CHECK: error: unexpected error: runtime error: tfrt_dht.set_tensor_with_values: the tensor's dtype is u8, the kernel takes f64
+// CHECK: 'element_size_mismatch' returned <<error: tfrt_dht.set_tensor_with_values: the tensor's dtype is u8, the kernel takes f64>>
 
 // CHECK-LABEL: --- Running 'buffers':
 func.func @buffers() -> !tfrt.chain {

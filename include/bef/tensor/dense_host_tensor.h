@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bef/format/bef_encoding.h"
@@ -204,7 +205,19 @@ class DenseHostTensor {
   // elements, then `, ... `.
   std::string ToString() const;
 
+  // What a kernel that reads or writes the elements as one type (a `.f32`
+  // kernel) checks first: OK when the tensor's dtype is `expected`, else
+  // InvalidArgument "KERNEL: the tensor's dtype is f64, the kernel takes
+  // f32". One compare; TFRT reinterprets the bytes instead (a float64 NumPy
+  // array into a `.f32` kernel, an i32 tensor filled with a float's bits).
+  absl::Status CheckDType(DType expected, std::string_view kernel) const {
+    if (dtype_ == expected) [[likely]] return absl::OkStatus();
+    return DTypeMismatch(expected, kernel);
+  }
+
  private:
+  absl::Status DTypeMismatch(DType expected, std::string_view kernel) const;
+
   DType dtype_;
   TensorShape shape_;
   RCReference<HostBuffer> buffer_;

@@ -74,3 +74,10 @@ func.func @spin(%n: i32) -> i32 {
   }
   tfrt.return %r : i32
 }
+
+// Compares two f32 tensors (tensors of another dtype are an error).
+func.func @eq_f32(%a: !tfrt_tensor.tensor, %b: !tfrt_tensor.tensor) -> i1 {
+  %c0 = tfrt.new.chain
+  %eq, %c1 = "tfrt_dht.tensor_equal.f32"(%a, %b, %c0) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  tfrt.return %eq : i1
+}
