@@ -3,6 +3,8 @@
 // concurrency, blocking pool and quiescence.
 #include "bef/host/work_queue.h"
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <future>
 #include <chrono>
@@ -29,6 +31,39 @@ TEST(CreateWorkQueueTest, Names) {
   std::string default_name = CreateWorkQueue("mstd").value()->name();
   EXPECT_THAT(default_name, HasSubstr("threads, 256 blocking threads)"));
   EXPECT_EQ(CreateWorkQueue("mstd:2").value()->GetParallelismLevel(), 2);
+}
+
+// A spec asking for more threads than the process may have is refused
+// with the limit named (a thread the system refuses later would end the
+// process); the default blocking pool shrinks to fit.
+TEST(CreateWorkQueueTest, SpecsBeyondTheThreadLimitAreRefused) {
+  for (const char* spec : {"mstd:100000", "mstd:2,40000", "mstd:32768"}) {
+    auto queue = CreateWorkQueue(spec);
+    ASSERT_FALSE(queue.ok()) << spec;
+    EXPECT_EQ(queue.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(queue.status().message(),
+                HasSubstr(std::string("work queue ") + spec + ": "));
+    EXPECT_THAT(queue.status().message(), HasSubstr("threads are more than this process may have"));
+  }
+  rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_NPROC, &saved), 0);
+  if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur < 100) {
+    GTEST_SKIP() << "RLIMIT_NPROC is already below 100";
+  }
+  rlimit lowered = saved;
+  lowered.rlim_cur = 100;
+  ASSERT_EQ(setrlimit(RLIMIT_NPROC, &lowered), 0);
+  auto refused = CreateWorkQueue("mstd:2,99");
+  auto shrunk = CreateWorkQueue("mstd:2");
+  auto fits = CreateWorkQueue("mstd:2,98");
+  ASSERT_EQ(setrlimit(RLIMIT_NPROC, &saved), 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "work queue mstd:2,99: 2 compute and 99 blocking threads are more than this "
+            "process may have (100, RLIMIT_NPROC (ulimit -u))");
+  ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+  EXPECT_EQ((*shrunk)->name(), "Multi-threaded C++ work queue (2 threads, 98 blocking threads)");
+  ASSERT_TRUE(fits.ok()) << fits.status();
 }
 
 TEST(CreateWorkQueueTest, BadSpecsAreLoggedAndRejected) {

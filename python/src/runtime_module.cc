@@ -75,9 +75,13 @@ HostContext* HostFor(const std::string& work_queue) {
   if (found != hosts->end()) return found->second;
   absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(work_queue);
   if (!queue.ok()) {
-    ThrowArgumentError("work_queue='" + work_queue +
-                       "': not a work queue (use 'mstd', 'mstd:THREADS', "
-                       "'mstd:THREADS,BLOCKING_THREADS' or 's')");
+    const std::string message(queue.status().message());
+    if (message.starts_with("couldn't create work queue type")) {  // not a spec
+      ThrowArgumentError("work_queue='" + work_queue +
+                         "': not a work queue (use 'mstd', 'mstd:THREADS', "
+                         "'mstd:THREADS,BLOCKING_THREADS' or 's')");
+    }
+    ThrowArgumentError("work_queue='" + work_queue + "': " + message);
   }
   // Errors reach Python through the results (with their locations); the
   // diagnostic stream is not needed.

@@ -84,3 +84,16 @@ def test_an_int32_array_into_the_float32_fill_is_an_error(program):
     with pytest.raises(bef.RuntimeError, match="the tensor's dtype is i32, the kernel takes f32"):
         program.run("fill", array)
     np.testing.assert_array_equal(array, np.zeros(4, np.int32))
+
+
+# ---- Work-queue specs the machine cannot give.
+
+
+def test_a_work_queue_of_more_threads_than_the_process_may_have_is_refused(bef_path):
+    with pytest.raises(bef.ArgumentError, match="more than this process may have"):
+        bef.load(bef_path, work_queue="mstd:100000")
+    with pytest.raises(bef.ArgumentError, match="2 compute and 50000 blocking threads"):
+        bef.load(bef_path, work_queue="mstd:2,50000")
+    with pytest.raises(bef.ArgumentError, match="not a work queue"):
+        bef.load(bef_path, work_queue="mstd:0")
+    assert bef.load(bef_path, work_queue="mstd:2").run_async("add", 1, 2).result(timeout=30) == 3

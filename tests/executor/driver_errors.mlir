@@ -3,6 +3,7 @@
 // RUN: not bef_executor %t.missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not bef_executor --work_queue_type=fifo %t.bef 2>&1 | FileCheck %s --check-prefix=QUEUE
 // RUN: not bef_executor --work_queue_type=mstd:2x %t.bef 2>&1 | FileCheck %s --check-prefix=MSTD
+// RUN: not bef_executor --work_queue_type=mstd:100000 %t.bef 2>&1 | FileCheck %s --check-prefix=THREADS
 // RUN: not bef_executor --functions=ok,missing_function %t.bef 2>&1 | FileCheck %s --check-prefix=FUNCTION
 // RUN: not bef_executor --host_allocator_type=bogus %t.bef 2>&1 | FileCheck %s --check-prefix=ALLOCATOR
 // RUN: not bef_executor --shared_libs=./no_such_library.so %t.bef 2>&1 | FileCheck %s --check-prefix=LIBRARY
@@ -28,6 +29,7 @@ func.func @async() -> i32 {
 // QUEUE: bef_executor: couldn't create work queue type fifo
 // MSTD: Invalid argument for mstd work queue: 2x
 // MSTD: bef_executor: couldn't create work queue type mstd:2x
+// THREADS: bef_executor: work queue mstd:100000: 100000 compute and 256 blocking threads are more than this process may have ({{[0-9]+}}, {{.*}})
 // FUNCTION: bef_executor: couldn't find function missing_function
 // ALLOCATOR: bef_executor: for the --host_allocator_type option: Cannot find option named 'bogus'!
 // LIBRARY: bef_executor: couldn't load library ./no_such_library.so: cannot open shared object file: No such file or directory

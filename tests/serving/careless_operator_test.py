@@ -434,6 +434,12 @@ class FlagsTest(unittest.TestCase):
             self.assertEqual(result.returncode, 2, (flag, result.stderr))
             self.assertIn(message, result.stderr, flag)
 
+    def test_a_work_queue_the_process_cannot_have_is_refused(self):
+        result = self.start("--work_queue_type=mstd:100000")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("bef_serve: work queue mstd:100000: 100000 compute and 256 blocking threads "
+                      "are more than this process may have", result.stderr)
+
     def test_ipv6_literals_work_for_http_and_grpc(self):
         env = dict(os.environ)
         if "TSAN_OPTIONS" in env:

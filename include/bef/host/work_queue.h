@@ -10,13 +10,18 @@
 //   mstd:N      concurrency) and up to M threads for blocking work (default
 //   mstd:N,M    256). Threads start on first use, so creating a queue costs
 //               microseconds. The oneTBB arena comes from the source the
-//               binary registered (RegisterTbbArenaSource below).
+//               binary registered (RegisterTbbArenaSource below). N + M may
+//               not exceed what the process may have (the least of
+//               RLIMIT_NPROC, the kernel's threads-max, the cgroup's
+//               pids.max and kMaxWorkQueueThreads): such a spec is refused
+//               with the limit named; the default M shrinks to fit.
 //
 // Thread safety: AddTask and AddBlockingTask may be called from any thread;
 // Await and Quiesce from the host thread (the one running the program).
 #ifndef BEF_HOST_WORK_QUEUE_H_
 #define BEF_HOST_WORK_QUEUE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -34,6 +39,9 @@ struct BefTbbArenaApi;  // lib/host/tbb_arena.h
 namespace bef {
 
 using TaskFunction = UniqueFunction<void()>;
+
+// The most threads (compute + blocking) one `mstd` queue may ask for.
+inline constexpr int64_t kMaxWorkQueueThreads = 32768;
 
 class ConcurrentWorkQueue {
  public:
