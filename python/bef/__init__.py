@@ -64,13 +64,26 @@ def load(source, work_queue=DEFAULT_WORK_QUEUE):
         "mstd:N" or "mstd:N,BLOCKING" (N compute threads), or "s" (the
         calling thread). Programs loaded with the same spec share one host.
 
+    A path names a regular file: FIFOs, devices and sockets are refused
+    (LoadError) without blocking, and "-" is the file named "-". To load
+    standard input, pass its bytes: bef.load(sys.stdin.buffer.read()).
+
     Raises LoadError (unreadable or malformed file, unknown kernels) or
-    ArgumentError (bad work_queue).
+    ArgumentError (bad work_queue, a path with a null byte).
     """
+    if not isinstance(work_queue, str):
+        raise ArgumentError(
+            f"bef.load: work_queue must be a str such as 'mstd' or 's', not "
+            f"{type(work_queue).__name__}")
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _runtime._load(source, work_queue)
     if isinstance(source, (str, _os.PathLike)):
-        return _runtime._load(_os.fspath(source), work_queue)
+        path = _os.fspath(source)
+        if isinstance(path, bytes):
+            path = _os.fsdecode(path)
+        if "\0" in path:
+            raise ArgumentError("embedded null byte")  # as open() says
+        return _runtime._load(path, work_queue)
     raise ArgumentError(
         f"bef.load: source must be a path or bytes, not {type(source).__name__}")
 
@@ -190,6 +203,8 @@ _os.register_at_fork(after_in_child=_dispatcher.after_fork_in_child)
 def _run_async(program, name, *args, timeout=None):
     """Starts a run and returns a RunFuture of its result (what run() would
     return or raise). Argument errors are raised here, before anything runs."""
+    if not isinstance(name, str):
+        raise ArgumentError(f"the function name must be a str, not {type(name).__name__}")
     return _dispatcher.submit(program, name, args, timeout)
 
 

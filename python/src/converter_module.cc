@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <algorithm>
+#include <string_view>
 #include <vector>
 
 #include "bef/format/bef_encoding.h"
@@ -34,16 +36,78 @@ namespace io = bef::converter_io;
 
 [[noreturn]] void ThrowConverterError(const std::string& message) {
   py::object type = py::module_::import("bef._errors").attr("ConverterError");
-  PyErr_SetObject(type.ptr(), type(message).ptr());
+  // Diagnostics quote names from the input, which need not be UTF-8 (a
+  // corrupted BEF file): such bytes show as \xNN.
+  py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+      message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+  if (!text) throw py::error_already_set();
+  PyErr_SetObject(type.ptr(), type(text).ptr());
   throw py::error_already_set();
 }
 
-std::string TrimNewline(std::string text) {
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+constexpr size_t kMaxDiagnosticLine = 240;        // bytes shown of one line
+constexpr size_t kMaxDiagnostics = size_t{64} << 10;  // of all of them
+
+// Whether `line` is a caret line of MLIR's diagnostics ("    ^~~~").
+bool IsCaretLine(std::string_view line) {
+  size_t caret = line.find_first_not_of(' ');
+  return caret != std::string_view::npos && line[caret] == '^' &&
+         line.find_first_not_of("^~ ", caret) == std::string_view::npos;
 }
 
-py::bytes MlirToBef(const std::string& text, bool optional_sections, const std::string& name) {
+// MLIR's diagnostics with the trailing newlines removed and bounded for an
+// exception message: a source line longer than kMaxDiagnosticLine (a 20 MB
+// line of MLIR) is cut around the column its caret line points at (both
+// lines cut alike), any other long line at its end, and the whole text
+// after kMaxDiagnostics bytes.
+std::string BoundDiagnostics(std::string_view text) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  auto add = [&](std::string_view line) {
+    if (!out.empty()) out += '\n';
+    out += line;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (out.size() > kMaxDiagnostics) {
+      out += "\n... (" + std::to_string(text.size() - out.size()) +
+             " more bytes of diagnostics)";
+      break;
+    }
+    std::string_view line = lines[i];
+    if (line.size() <= kMaxDiagnosticLine) {
+      add(line);
+      continue;
+    }
+    if (i + 1 < lines.size() && IsCaretLine(lines[i + 1])) {
+      std::string_view caret_line = lines[i + 1];
+      size_t column = caret_line.find('^');
+      size_t begin = column > kMaxDiagnosticLine / 2 ? column - kMaxDiagnosticLine / 2 : 0;
+      begin = std::min(begin, line.size());
+      std::string_view window = line.substr(begin, kMaxDiagnosticLine);
+      std::string prefix = begin > 0 ? "..." : "";
+      std::string suffix = begin + window.size() < line.size() ? "..." : "";
+      add(prefix + std::string(window) + suffix);
+      std::string_view marks = caret_line.substr(std::min(column, caret_line.size()));
+      add(std::string(prefix.size() + column - begin, ' ') +
+          std::string(marks.substr(0, kMaxDiagnosticLine)));
+      ++i;
+      continue;
+    }
+    add(std::string(line.substr(0, kMaxDiagnosticLine)) + "... (" +
+        std::to_string(line.size() - kMaxDiagnosticLine) + " more bytes)");
+  }
+  return out;
+}
+
+py::bytes MlirToBef(const py::bytes& utf8_text, bool optional_sections, const std::string& name) {
+  const std::string text = utf8_text;  // UTF-8 (checked by bef.converter)
   std::vector<uint8_t> bytes;
   std::string diagnostics;
   bool converted = false;
@@ -78,11 +142,11 @@ py::bytes MlirToBef(const std::string& text, bool optional_sections, const std::
     }
     if (!overflow.empty()) diagnostics = name + ": " + overflow;
   }
-  if (!converted) ThrowConverterError(TrimNewline(diagnostics));
+  if (!converted) ThrowConverterError(BoundDiagnostics(diagnostics));
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-std::string BefToMlir(py::buffer data, const std::string& name) {
+py::bytes BefToMlir(py::buffer data, const std::string& name) {
   py::buffer_info info = data.request();
   if (info.ndim != 1 || info.itemsize != 1 || info.strides[0] != 1) {
     throw py::type_error("bef_to_mlir: expected contiguous bytes");
@@ -125,8 +189,8 @@ std::string BefToMlir(py::buffer data, const std::string& name) {
     }, &overflow);
     if (!overflow.empty()) diagnostics = name + ": " + overflow;
   }
-  if (!converted) ThrowConverterError(TrimNewline(diagnostics));
-  return text;
+  if (!converted) ThrowConverterError(BoundDiagnostics(diagnostics));
+  return py::bytes(text);  // decoded by bef.converter
 }
 
 }  // namespace

@@ -27,6 +27,8 @@ using namespace pybind11::literals;
 struct Globals {
   py::object errors;        // the module bef._errors
   py::object numpy_bool;    // numpy.bool_
+  py::object numpy_complex;  // numpy.complexfloating
+  py::object masked_array;  // numpy.ma.MaskedArray
   py::object asarray;       // numpy.asarray
   py::object ascontiguous;  // numpy.ascontiguousarray
   py::object object_array;  // numpy.array(list, dtype=object)
@@ -190,6 +192,15 @@ RCReference<AsyncValue> FloatFrom(std::string_view type, py::handle object,
                        TypeName(object));
   };
   if (IsBool(object) || PyUnicode_Check(object.ptr()) || PyBytes_Check(object.ptr())) refuse();
+  // A complex number (Python's, NumPy's, a 0-d complex array) would lose
+  // its imaginary part with only a warning: refused, as Python's float()
+  // refuses `complex`.
+  if (PyComplex_Check(object.ptr()) || py::isinstance(object, globals->numpy_complex) ||
+      (py::isinstance<py::array>(object) &&
+       py::detail::array_descriptor_proxy(
+           py::reinterpret_borrow<py::array>(object).dtype().ptr())->kind == 'c')) {
+    refuse();
+  }
   double value = PyFloat_AsDouble(object.ptr());
   if (value == -1.0 && PyErr_Occurred()) {
     if (PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -310,6 +321,11 @@ RCReference<AsyncValue> StringTensorFrom(const py::array& array, TensorShape sha
 }
 
 RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) {
+  if (py::isinstance(object, globals->masked_array)) {
+    ThrowArgumentError(what.Text() +
+                       " (a tensor) is a masked array, whose mask a tensor cannot carry: pass "
+                       "array.filled(value) or array.data");
+  }
   py::array array;
   if (py::isinstance<py::array>(object)) {
     array = py::reinterpret_borrow<py::array>(object);
@@ -391,6 +407,8 @@ py::object InitializeValues() {
   globals->errors = py::module_::import("bef._errors");
   py::module_ numpy = py::module_::import("numpy");
   globals->numpy_bool = numpy.attr("bool_");
+  globals->numpy_complex = numpy.attr("complexfloating");
+  globals->masked_array = py::module_::import("numpy.ma").attr("MaskedArray");
   globals->asarray = numpy.attr("asarray");
   globals->ascontiguous = numpy.attr("ascontiguousarray");
   globals->object_array = numpy.attr("array");

@@ -154,6 +154,22 @@ class InterruptWatcher {
     active_.reset();
     active_run_.store(0, std::memory_order_release);
   }
+  // In a forked child (which has only the forking thread): the inherited
+  // pipe is the parent's watcher's, so a SIGINT to the child must not write
+  // to it (the parent would cancel its run); the run the fork copied is not
+  // running here. The child's first inline run starts its own watcher.
+  void AfterForkInChild() {
+    if (pipe_[0] >= 0) {
+      close(pipe_[0]);
+      close(pipe_[1]);
+    }
+    write_fd_.store(-1, std::memory_order_relaxed);
+    pipe_[0] = pipe_[1] = -1;
+    started_ = false;
+    active_run_.store(0, std::memory_order_relaxed);
+    new (&mutex_) std::mutex();  // possibly held by a thread the child does not have
+    (void)active_.release();     // the parent's request: leaked, not ours to drop
+  }
 
  private:
   InterruptWatcher() { Start(process_generation.load(std::memory_order_relaxed)); }
@@ -168,10 +184,12 @@ class InterruptWatcher {
       close(pipe_[1]);
       pipe_[0] = pipe_[1] = -1;
     }
+    write_fd_.store(-1, std::memory_order_relaxed);
     if (pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return;
     int flags = fcntl(pipe_[0], F_GETFL);
     fcntl(pipe_[0], F_SETFL, flags & ~O_NONBLOCK);  // the watcher blocks
     std::thread([this, fd = pipe_[0]] { Loop(fd); }).detach();
+    write_fd_.store(pipe_[1], std::memory_order_release);
     started_ = true;
   }
 
@@ -195,7 +213,10 @@ class InterruptWatcher {
     // Which run the signal interrupts: the watcher may read it only after
     // that run ended and another began, which must not be cancelled.
     uint64_t run = watcher.active_run_.load(std::memory_order_acquire);
-    [[maybe_unused]] ssize_t written = write(watcher.pipe_[1], &run, sizeof(run));
+    int fd = watcher.write_fd_.load(std::memory_order_acquire);
+    if (fd >= 0) {
+      [[maybe_unused]] ssize_t written = write(fd, &run, sizeof(run));
+    }
     errno = saved_errno;
     const struct sigaction& previous = watcher.previous_;
     if (previous.sa_flags & SA_SIGINFO) {
@@ -219,6 +240,7 @@ class InterruptWatcher {
   }
 
   int pipe_[2] = {-1, -1};
+  std::atomic<int> write_fd_{-1};  // pipe_[1] once the watcher runs (read by Handle)
   bool started_ = false;
   uint64_t generation_ = 0;
   std::chrono::steady_clock::time_point last_check_;
@@ -307,6 +329,7 @@ const BefTbbArenaApi plain_thread_arena = {&CreatePlainThreadArena, &EnqueueOnPl
 const BefTbbArenaApi* PlainThreadArenaSource() { return &plain_thread_arena; }
 
 void AfterForkInChild() {
+  InterruptWatcher::Get().AfterForkInChild();
   RegisterTbbArenaSource(&PlainThreadArenaSource);
   CompletionQueue::Get().ResetInChild();
   hosts = new std::map<std::string, HostContext*>();  // the old ones are unusable here
@@ -541,8 +564,12 @@ class Program {
       program = BefProgram::FromBuffer(state->host, span, "<bytes>");
     } else {
       std::string path = py::str(source).cast<std::string>();
+      // "-" is the file of that name, not standard input (bef.load's
+      // callers pass stdin's bytes); what is not a regular file is refused
+      // without blocking on it (a FIFO whose writer stalls, a device).
+      if (path == "-") path = "./-";
       py::gil_scoped_release release;
-      program = BefProgram::Open(state->host, path);
+      program = BefProgram::Open(state->host, path, {.regular_files_only = true});
     }
     if (!program.ok()) {
       ThrowError("LoadError", std::string(program.status().message()),

@@ -97,3 +97,161 @@ def test_a_work_queue_of_more_threads_than_the_process_may_have_is_refused(bef_p
     with pytest.raises(bef.ArgumentError, match="not a work queue"):
         bef.load(bef_path, work_queue="mstd:0")
     assert bef.load(bef_path, work_queue="mstd:2").run_async("add", 1, 2).result(timeout=30) == 3
+
+
+# ---- Paths: a regular file, exactly the one named.
+
+
+def test_a_path_with_a_null_byte_is_refused(bef_path):
+    with pytest.raises(ValueError, match="embedded null byte") as raised:
+        bef.load(bef_path + "\0junk")
+    assert isinstance(raised.value, bef.ArgumentError)
+
+
+def test_what_is_not_a_regular_file_is_refused_without_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "stalled.bef"
+    os.mkfifo(fifo)
+    # A writer that sends a little and then stalls: the load must not wait.
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        os.write(writer, b"\x0b\xef" + b"\0" * 98)
+        with pytest.raises(bef.LoadError, match="is a FIFO, not a regular file"):
+            bef.load(fifo)
+    finally:
+        os.close(writer)
+    with pytest.raises(bef.LoadError, match="is a character device, not a regular file"):
+        bef.load("/dev/zero")
+
+
+def test_dash_is_the_file_named_dash(tmp_path, monkeypatch, bef_path):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(bef.LoadError):
+        bef.load("-")  # no such file here (standard input is never read)
+    (tmp_path / "-").write_bytes(open(bef_path, "rb").read())
+    assert bef.load("-").run("add", 2, 3) == 5
+
+
+def test_bad_call_arguments_are_argument_errors(program, bef_path):
+    with pytest.raises(bef.ArgumentError, match="work_queue must be a str"):
+        bef.load(bef_path, work_queue=None)
+    with pytest.raises(bef.ArgumentError, match="the function name must be a str, not int"):
+        program.run_async(123, 1, 2)
+    with pytest.raises(bef.ArgumentError, match="the function name must be a str, not int"):
+        program.run(123, 1, 2)
+
+
+# ---- Values that would lose something are refused.
+
+
+SCALARS = [True, 1, 1, 1, 1, 1, 1, 1.0, 1.0, "s"]
+
+
+@pytest.mark.parametrize(
+    "index, value",
+    [(8, np.complex128(1 + 2j)), (8, 1 + 2j), (7, np.complex64(1)), (8, np.array(1 + 0j))],
+    ids=["complex128", "complex", "complex64 for f32", "0-d complex array"])
+def test_complex_numbers_are_not_floats(program, index, value):
+    arguments = list(SCALARS)
+    arguments[index] = value
+    with pytest.raises(bef.ArgumentError, match="must be a float"):
+        program.run("scalars", *arguments)
+    arguments[index] = np.float64(2.5)
+    assert program.run("scalars", *arguments)[index] == 2.5
+
+
+def test_a_masked_array_is_refused(program):
+    masked = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0], dtype=np.int32)
+    with pytest.raises(bef.ArgumentError, match="masked array"):
+        program.run("echo_tensor", masked)
+    np.testing.assert_array_equal(program.run("echo_tensor", masked.filled(0)), [1, 0, 3])
+
+
+# ---- The converter: ConverterError for every bad input, bounded messages.
+
+
+def test_converter_inputs_that_are_not_text():
+    import bef.converter
+
+    with pytest.raises(bef.ConverterError, match=r"not UTF-8 \(byte 0xff at offset 0\)"):
+        bef.converter.mlir_to_bef(b"\xff")
+    with pytest.raises(bef.ConverterError, match="cannot be UTF-8"):
+        bef.converter.mlir_to_bef("func.func @f() { \ud800 }")
+
+
+def test_converter_messages_are_bounded():
+    import bef.converter
+
+    line = "  %x = tfrt.constant.i32 1 " + "x" * 20_000_000
+    with pytest.raises(bef.ConverterError) as raised:
+        bef.converter.mlir_to_bef("func.func @main() {\n" + line + "\n  tfrt.return\n}\n")
+    message = str(raised.value)
+    assert len(message) < 4096, len(message)
+    lines = message.splitlines()
+    assert lines[0].startswith("<string>:2:28: error: custom op")
+    assert "more bytes" in lines[0]
+    # The source line is cut around the column; the caret still points at it.
+    assert lines[1].startswith("  %x = tfrt.constant.i32 1 xxx") and lines[1].endswith("...")
+    assert lines[2].index("^") == 27
+
+
+def test_bef_to_mlir_of_corrupted_bytes_is_a_converter_error(bef_path):
+    import bef.converter
+
+    data = bytearray(open(bef_path, "rb").read())
+    for offset in range(4, len(data), max(1, len(data) // 200)):
+        corrupted = bytearray(data)
+        corrupted[offset] ^= 0xFF
+        try:
+            text = bef.converter.bef_to_mlir(bytes(corrupted))
+        except bef.ConverterError:
+            continue
+        assert isinstance(text, str)
+
+
+# ---- A forked child's Ctrl-C is the child's.
+
+
+@pytest.mark.skipif(__import__("os").environ.get("BEF_SANITIZER") == "tsan",
+                    reason="TSan does not support threads started after a multi-threaded fork")
+def test_sigint_to_a_child_forked_during_an_inline_run_leaves_the_parent_alone(bef_path):
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import os, signal, sys, threading, time, bef
+        # "s": the parent's run is surely inline on its main thread (the
+        # case the interrupt watcher serves).
+        program = bef.load({bef_path!r}, work_queue="s")
+        for _ in range(3):
+            program.run("spin", 1000)
+        start = time.monotonic()
+        program.run("spin", 10_000_000)
+        per_iteration = (time.monotonic() - start) / 10_000_000
+        iterations = int(min(2.0 / per_iteration, 2_000_000_000))
+        status = []
+
+        def fork_and_interrupt_the_child():
+            time.sleep(0.3)  # the main thread is inside its run
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.2)
+                except BaseException:
+                    pass
+                os._exit(0)
+            status.append(os.waitpid(pid, 0)[1])
+
+        thread = threading.Thread(target=fork_and_interrupt_the_child)
+        thread.start()
+        result = program.run("spin", iterations)
+        thread.join()
+        print("parent", result == iterations, "child", status, flush=True)
+    """)
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert output.returncode == 0, output.stderr
+    assert output.stdout.startswith("parent True child ["), (output.stdout, output.stderr)
