@@ -26,6 +26,9 @@ MODELS = {
     "scalars": ("scalars", {}),
     "echo": ("echo_tensor", {"inputs": [{"name": "x"}], "outputs": [{"name": "y"}]}),
     "fill": ("fill", {"inputs": [{"name": "t", "datatype": "FP32", "shape": [-1, -1]}]}),
+    # No datatype declared: the kernel checks the tensor's dtype itself (a
+    # kernel's error, 500, with its location).
+    "fill_any": ("fill", {}),
     "fail": ("fail", {}),
     "spin": ("spin", {}),
 }
@@ -163,6 +166,10 @@ class ProtocolTest(unittest.TestCase):
             ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "FP16", "data": [1]}]},
              400, "datatype 'FP16'"),
             ("add", "{", 400, "not valid JSON"),
+            ("fill_any", {"inputs": [{"name": "input_0", "shape": [2], "datatype": "INT32",
+                                      "data": [1, 2]}]},
+             500, "tfrt_dht.fill_tensor_with_constant: the tensor's dtype is i32, the kernel "
+                  "takes f32 (at tests/serving/Inputs/serve_test.mlir:14:9)"),
         ]
         for model, body, want_status, want in cases:
             status, answer = infer(self.server, model, body)
