@@ -66,7 +66,10 @@ status=$?
 
 # 3. A FIFO is read as a stream, waiting for its writer as `cat` does: the
 # writer opens it a second after the reader (a read end without a writer
-# reads end-of-file at once), and again before it.
+# reads end-of-file at once), and again before it. bef_executor opens its
+# input once: a check that opened and closed it first let the writer in
+# and then left it without a reader (SIGPIPE), and the load waited for a
+# writer forever (seen under ASan, where the load comes later).
 mkfifo "$work/program.fifo"
 (sleep 1; cat "$work/chain.bef" >"$work/program.fifo") &
 output="$(timeout 20 "$executor" "$work/program.fifo" 2>&1)"
