@@ -5,7 +5,7 @@
 //   bef_serve [--model_repository=DIR [--repository_poll_secs=S] | program.bef
 //              [--model_name=NAME]]
 //             [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
-//             [--threads=8] [--io_threads=1] [--max_connections=10000]
+//             [--threads=8] [--io_threads=CORES] [--max_connections=10000]
 //             [--max_concurrent_requests=256] [--max_header_bytes=16384]
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
@@ -296,11 +296,15 @@ int Serve(ServeOptions& options) {
                     [](serving::HttpRequest&) {
                       return serving::HttpResponse{200, "text/plain", "ok\n", {}};
                     }});
+  // Set once the server exists (its counters are on /metrics).
+  serving::HttpServer* http_server = nullptr;
   routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
-                    [&metrics, &inference, &options](serving::HttpRequest&) {
+                    [&metrics, &inference, &options, &http_server](serving::HttpRequest&) {
+                      const serving::HttpServerCounters http = http_server->counters();
                       return serving::HttpResponse{
                           200, "text/plain; version=0.0.4",
-                          metrics.ToPrometheusText(options.limits->cancelled()) +
+                          metrics.ToPrometheusText(options.limits->cancelled(),
+                                                   http.requests_inline, http.rescues) +
                               inference.MetricsText(),
                           {}};
                     }});
@@ -311,10 +315,9 @@ int Serve(ServeOptions& options) {
     routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
                       [&bef](serving::HttpRequest& request) {
                         // A client that closes its connection cancels its run.
-                        std::shared_ptr<const std::atomic<bool>> gone = request.client_gone;
                         return ToHttp(bef.Run(request.captures[0], request.body,
-                                              [gone]() -> absl::Status {
-                                                if (gone && gone->load()) {
+                                              [&request]() -> absl::Status {
+                                                if (request.ClientGone()) {
                                                   return absl::CancelledError(
                                                       "the client closed the connection");
                                                 }
@@ -337,6 +340,7 @@ int Serve(ServeOptions& options) {
   };
 
   serving::HttpServer server(options.http, std::move(routes), refuse);
+  http_server = &server;
   absl::StatusOr<int> port = server.Listen();
   if (!port.ok()) {
     std::fprintf(stderr, "bef_serve: %s\n", std::string(port.status().message()).c_str());

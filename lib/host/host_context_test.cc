@@ -162,5 +162,35 @@ TEST(TimerQueueTest, RunsInDeadlineOrderAndCancels) {
   EXPECT_THAT(order, ::testing::ElementsAre(1, 3));
 }
 
+
+// What a server does between requests that run one after another: each
+// request's deadline is set after the last one's was cancelled, later than
+// the time the timer thread sleeps toward (which is not woken for it), and
+// still runs on time; an earlier one set afterwards wakes it.
+TEST(TimerQueueTest, LaterDeadlinesAfterACancelledOneStillRun) {
+  TimerQueue timers;
+  std::atomic<int> ran{0};
+  std::atomic<int64_t> late_by_nanos{0};
+  absl::Time now = absl::Now();
+  for (int i = 1; i <= 20; ++i) {
+    TimerQueue::TimerId id =
+        timers.ScheduleAt(now + absl::Milliseconds(10 * i), [&] { ran.fetch_add(100); });
+    EXPECT_TRUE(timers.Cancel(id));
+  }
+  const absl::Time due = now + absl::Milliseconds(250);
+  timers.ScheduleAt(due, [&] {
+    late_by_nanos.store(absl::ToInt64Nanoseconds(absl::Now() - due));
+    ran.fetch_add(1);
+  });
+  // Earlier than anything the thread sleeps toward: it is woken.
+  timers.ScheduleAt(now + absl::Milliseconds(5), [&] { ran.fetch_add(10); });
+  auto start = std::chrono::steady_clock::now();
+  while (ran.load() != 11 && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(ran.load(), 11);
+  EXPECT_GE(late_by_nanos.load(), 0);
+}
+
 }  // namespace
 }  // namespace bef

@@ -13,19 +13,22 @@ TimerQueue::~TimerQueue() {
 
 TimerQueue::TimerId TimerQueue::ScheduleAt(absl::Time deadline,
                                            UniqueFunction<void()> callback) {
-  bool earliest;
+  bool wake;
   TimerId id;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     id = next_id_++;
-    auto [it, inserted] = timers_.emplace(std::make_pair(deadline, id), std::move(callback));
+    timers_.emplace(std::make_pair(deadline, id), std::move(callback));
     deadlines_.emplace(id, deadline);
-    earliest = it == timers_.begin();
+    // The timer thread wakes by itself at wake_at_: a deadline at or after
+    // it is found then. (A server whose requests run one after another sets
+    // each one's deadline after the last one was cancelled: that deadline
+    // is the earliest, but later than the one the thread sleeps toward.)
+    wake = deadline < wake_at_;
+    if (wake) wake_at_ = deadline;
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   }
-  // The timer thread sleeps until the earliest deadline: only a new
-  // earliest one needs to wake it (a later one is found when it wakes).
-  if (earliest) changed_.notify_all();
+  if (wake) changed_.notify_all();
   return id;
 }
 
@@ -42,12 +45,14 @@ void TimerQueue::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     if (timers_.empty()) {
+      wake_at_ = absl::InfiniteFuture();
       changed_.wait(lock);
       continue;
     }
     absl::Time next = timers_.begin()->first.first;
     if (absl::Now() < next) {
-      // Woken early by a new timer or shutdown; the loop re-checks.
+      // Woken early by an earlier timer or shutdown; the loop re-checks.
+      wake_at_ = next;
       changed_.wait_until(lock, absl::ToChronoTime(next));
       continue;
     }

@@ -252,6 +252,117 @@ class RunsEndTest(Repository):
         self.assertTrue(wait_until(lambda: in_flight(server, "forever") == 0, 20))
         channel.close()
 
+    def start_known_short_spin(self, *flags):
+        """A server with a `spin` version known to run short (its requests
+        run on the I/O thread that read them); returns (server, spin, rate):
+        spin(n) runs n iterations, about `rate` a second."""
+        os.makedirs(os.path.join(self.root, "spin", "1"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "spin", "1", "model.bef"))
+        with open(os.path.join(self.root, "spin", "config.json"), "w") as f:
+            json.dump({"entry_function": "spin"}, f)
+        add_model(self.root)
+        server = self.serve(*flags)
+
+        def spin(iterations, connection=None):
+            body = {"inputs": [{"name": "input_0", "datatype": "INT32", "shape": [],
+                                "data": [iterations]}]}
+            if connection is not None:
+                return server.request("POST", "/v2/models/spin/infer", body, connection=connection)
+            return infer(server, "spin", body, timeout=60)
+
+        connection = server.connection()
+
+        def until_inline(count):
+            # Short runs until `count` more ran inline (a loaded machine may
+            # make a run slower than a short one now and then, which restarts
+            # the streak).
+            target = server.metric("bef_serve_inline_requests_total") + count
+            for _ in range(1000):
+                self.assertEqual(spin(10, connection)[0], 200)
+                if server.metric("bef_serve_inline_requests_total") >= target:
+                    return True
+            return False
+
+        self.assertEqual(server.metric("bef_serve_inline_requests_total"), 0)
+        for _ in range(15):  # fewer than 16 runs: never inline
+            self.assertEqual(spin(10, connection)[0], 200)
+        self.assertEqual(server.metric("bef_serve_inline_requests_total"), 0)
+        self.assertTrue(until_inline(5))
+        start = time.monotonic()
+        self.assertEqual(spin(2000000)[0], 200)
+        rate = 2000000 / max(time.monotonic() - start, 1e-3)
+        # That run took longer than a short one: the version is known short
+        # again only after a new streak.
+        self.assertTrue(until_inline(1))
+        connection.close()
+        return server, spin, rate
+
+    def assert_everything_else_answers(self, server, spin):
+        for _ in range(5):
+            start = time.monotonic()
+            self.assertEqual(server.request("GET", "/v2/health/live")[0], 200)
+            self.assertEqual(server.request("GET", "/v2/models/add")[0], 200)
+            self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+            self.assertEqual(spin(10)[0], 200)
+            self.assertLess(time.monotonic() - start, 1)
+
+    def test_a_short_version_turning_long_holds_only_its_connection(self):
+        # A request of it that runs about 2 s holds one of the two I/O
+        # threads and its own connection; the other thread answers
+        # everything else at once (short runs of the same version inline).
+        server, spin, rate = self.start_known_short_spin("--io_threads=2", "--threads=2")
+        answers = []
+        long_run = threading.Thread(
+            target=lambda: answers.append(spin(min(2 ** 31 - 1, int(rate * 2)))))
+        before = server.metric("bef_serve_inline_requests_total")
+        long_run.start()
+        time.sleep(0.3)
+        self.assert_everything_else_answers(server, spin)
+        long_run.join()
+        self.assertEqual(answers[0][0], 200)
+        self.assertGreater(server.metric("bef_serve_inline_requests_total"), before)
+
+    def test_runs_holding_every_io_thread_leave_the_sockets_to_the_rescue_thread(self):
+        # One I/O thread, held by a known-short version's run that turned
+        # long: the rescue thread serves the other sockets (and runs nothing
+        # inline: short requests go to the workers).
+        server, spin, rate = self.start_known_short_spin("--io_threads=1", "--threads=2")
+        answers = []
+        long_run = threading.Thread(
+            target=lambda: answers.append(spin(min(2 ** 31 - 1, int(rate * 2)))))
+        long_run.start()
+        time.sleep(0.3)
+        inline_before = server.metric("bef_serve_inline_requests_total")
+        self.assert_everything_else_answers(server, spin)
+        self.assertEqual(server.metric("bef_serve_inline_requests_total"), inline_before)
+        self.assertGreaterEqual(server.metric("bef_serve_io_rescues_total"), 1)
+        long_run.join()
+        self.assertEqual(answers[0][0], 200)
+        # The long run ended the streak; after 16 short runs the I/O thread
+        # runs the version's requests inline again.
+        for _ in range(40):
+            self.assertEqual(spin(10)[0], 200)
+        self.assertGreater(server.metric("bef_serve_inline_requests_total"), inline_before)
+
+    def test_a_client_leaving_an_inline_run_cancels_it(self):
+        server, spin, rate = self.start_known_short_spin("--io_threads=1", "--threads=2")
+        cancelled = server.metric("bef_serve_cancelled_total")
+        inline_before = server.metric("bef_serve_inline_requests_total")
+        body = json.dumps({"inputs": [{"name": "input_0", "datatype": "INT32", "shape": [],
+                                       "data": [min(2 ** 31 - 1, int(rate * 30))]}]})
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        client.sendall(("POST /v2/models/spin/infer HTTP/1.1\r\nHost: x\r\n"
+                        "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                        % (len(body), body)).encode())
+        self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 1, 10))
+        self.assertEqual(server.metric("bef_serve_inline_requests_total"), inline_before + 1)
+        start = time.monotonic()
+        client.close()
+        # A 30 s run ends within the watchdog's poll once the client is gone.
+        self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 0, 10))
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(server.metric("bef_serve_cancelled_total"), cancelled + 1)
+
     def test_sigterm_ends_runs_at_the_end_of_the_drain(self):
         server = self.serve("--grpc_port=0", "--drain_secs=2")
         channel = grpc.insecure_channel("127.0.0.1:%d" % server.grpc_port)

@@ -1,10 +1,12 @@
 #include "tools/serving/http_server.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -102,7 +104,33 @@ bool MatchPath(std::string_view pattern, std::string_view path,
 
 class Session;
 
+// --io_threads: as asked, or (0) one per core this process may run on.
+size_t IoThreadCount(int asked) {
+  if (asked > 0) return static_cast<size_t>(asked);
+  cpu_set_t cores;
+  if (sched_getaffinity(0, sizeof(cores), &cores) == 0) {
+    return static_cast<size_t>(std::clamp(CPU_COUNT(&cores), 1, 64));
+  }
+  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 64);
+}
+
+// How often the rescue thread looks whether inline runs hold every I/O thread.
+constexpr std::chrono::milliseconds kRescuePoll(10);
+
 }  // namespace
+
+bool HttpRequest::ClientGone() const {
+  if (client_gone != nullptr && client_gone->load(std::memory_order_acquire)) return true;
+  if (peek_socket < 0) return false;
+  // Readable with nothing to read is the client's end of stream; a reset
+  // or failed socket is gone too; bytes (a pipelined request) or nothing
+  // yet mean it is still there.
+  char byte;
+  ssize_t received = ::recv(peek_socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (received > 0) return false;
+  if (received == 0) return true;
+  return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
 
 class HttpServer::Impl {
  public:
@@ -134,6 +162,18 @@ class HttpServer::Impl {
     return false;
   }
   void FinishWorkerRequest() { worker_requests_.fetch_sub(1, std::memory_order_acq_rel); }
+  // Lets this thread run a known-short request inline (every I/O thread
+  // may; the rescue thread never does: it is there for the sockets).
+  bool EnterInline() {
+    if (on_rescue_thread) return false;
+    inline_requests_.fetch_add(1, std::memory_order_acq_rel);
+    counters_.requests_inline.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  void LeaveInline() {
+    inline_finished_.fetch_add(1, std::memory_order_acq_rel);
+    inline_requests_.fetch_sub(1, std::memory_order_acq_rel);
+  }
   void RunOnWorker(UniqueFunction<void()> task) { workers_.Add(std::move(task)); }
   void CountTimeout() { counters_.timeouts.fetch_add(1, std::memory_order_relaxed); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -148,12 +188,15 @@ class HttpServer::Impl {
     result.connections_refused = counters_.connections_refused.load();
     result.requests_refused = counters_.requests_refused.load();
     result.timeouts = counters_.timeouts.load();
+    result.requests_inline = counters_.requests_inline.load();
+    result.rescues = counters_.rescues.load();
     return result;
   }
 
  private:
   void Accept();
   void OnAccept(beast::error_code error, tcp::socket socket);
+  void RescueLoop();
   void RefuseConnection(tcp::socket& socket);
 
   HttpServerOptions options_;
@@ -171,13 +214,24 @@ class HttpServer::Impl {
   net::steady_timer retry_accept_;
   FifoThreadPool workers_;
   std::vector<std::thread> io_threads_;
+  const size_t io_thread_count_ = IoThreadCount(options_.io_threads);
 
   std::atomic<bool> draining_{false};
   std::atomic<size_t> worker_requests_{0};
+  // Inline runs in progress, and how many have ended (see RescueLoop).
+  std::atomic<size_t> inline_requests_{0};
+  std::atomic<uint64_t> inline_finished_{0};
+  static thread_local bool on_rescue_thread;
+  std::mutex rescue_mutex_;
+  std::condition_variable rescue_wake_;
+  bool rescue_stop_ = false;  // guarded by rescue_mutex_
+  std::thread rescue_thread_;
   struct {
     std::atomic<uint64_t> connections_refused{0};
     std::atomic<uint64_t> requests_refused{0};
     std::atomic<uint64_t> timeouts{0};
+    std::atomic<uint64_t> requests_inline{0};
+    std::atomic<uint64_t> rescues{0};
   } counters_;
 
 };
@@ -401,6 +455,20 @@ class Session : public std::enable_shared_from_this<Session> {
       return Respond(route_->handler(request_));
     }
     request_.client_gone = std::make_shared<std::atomic<bool>>(false);
+    if (route_->run_inline_when && route_->run_inline_when(request_) && server_.EnterInline()) {
+      // Known short: run here, on this I/O thread (the connection's strand),
+      // without the two thread hand-offs of a worker. Nothing else runs on
+      // the strand meanwhile, so the handler learns of a client that leaves
+      // by peeking at the socket (HttpRequest::ClientGone).
+      stream_.expires_never();
+      request_.peek_socket = stream_.socket().native_handle();
+      HttpResponse response = route_->handler(request_);
+      request_.peek_socket = -1;
+      request_.body = std::string();
+      server_.LeaveInline();
+      ReleaseAdmission();
+      return Respond(std::move(response));
+    }
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
       self->request_.body = std::string();  // freed before the response is written
@@ -641,9 +709,10 @@ void HttpServer::Impl::OnAccept(beast::error_code error, tcp::socket socket) {
 absl::Status HttpServer::Impl::Run() {
   Accept();
   auto guard = net::make_work_guard(io_);
-  for (int i = 0; i < std::max(1, options_.io_threads); ++i) {
+  for (size_t i = 0; i < io_thread_count_; ++i) {
     io_threads_.emplace_back([this] { io_.run(); });
   }
+  rescue_thread_ = std::thread([this] { RescueLoop(); });
   bool drained;
   size_t left;
   {
@@ -655,6 +724,12 @@ absl::Status HttpServer::Impl::Run() {
   }
   guard.reset();
   io_.stop();
+  {
+    std::lock_guard<std::mutex> lock(rescue_mutex_);
+    rescue_stop_ = true;
+  }
+  rescue_wake_.notify_all();
+  rescue_thread_.join();
   for (std::thread& thread : io_threads_) thread.join();
   if (!drained) {
     workers_.Abandon();
@@ -663,6 +738,35 @@ absl::Status HttpServer::Impl::Run() {
   }
   workers_.Stop();
   return absl::OkStatus();
+}
+
+thread_local bool HttpServer::Impl::on_rescue_thread = false;
+
+void HttpServer::Impl::RescueLoop() {
+  // Every kRescuePoll: when every I/O thread is inside an inline run and
+  // none of those runs ended since the last look (a known-short version
+  // that turned long), this thread serves the sockets (io_.run_for, never
+  // an inline run itself) until an I/O thread is free again.
+  on_rescue_thread = true;
+  const size_t io_threads = io_thread_count_;
+  auto stuck = [&] {
+    return inline_requests_.load(std::memory_order_acquire) >= io_threads;
+  };
+  uint64_t finished_before = inline_finished_.load(std::memory_order_acquire);
+  std::unique_lock<std::mutex> lock(rescue_mutex_);
+  while (!rescue_stop_) {
+    rescue_wake_.wait_for(lock, kRescuePoll);
+    if (rescue_stop_) break;
+    const uint64_t finished = inline_finished_.load(std::memory_order_acquire);
+    const bool rescue = stuck() && finished == finished_before;
+    finished_before = finished;
+    if (!rescue) continue;
+    counters_.rescues.fetch_add(1, std::memory_order_relaxed);
+    lock.unlock();
+    while (stuck() && !io_.stopped()) io_.run_for(kRescuePoll);
+    lock.lock();
+    finished_before = inline_finished_.load(std::memory_order_acquire);
+  }
 }
 
 void HttpServer::Impl::Shutdown(absl::Duration drain) {

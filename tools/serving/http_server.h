@@ -23,7 +23,16 @@
 //   threads; at most `max_concurrent_requests` such requests are queued or
 //   running, the next gets 503 at once. While a worker handles a request,
 //   the connection is watched: a client that closes it (or resets it) sets
-//   HttpRequest::client_gone.
+//   HttpRequest::ClientGone. A request its route's `run_inline_when` says
+//   is short (a model version whose recent runs all were) runs on the I/O
+//   thread that read it instead: no hand-off to a worker and back, which
+//   is most of a tiny request's cost. Every connection is served by
+//   whichever I/O thread is free (per-connection strands), so a request
+//   that turns out long holds its own connection and its I/O thread, never
+//   the others' sockets while another I/O thread is free; when inline runs
+//   hold every I/O thread and none ended for 10 ms, a rescue thread serves
+//   the sockets (never running a request inline itself) until one is free
+//   again (HttpServerCounters::rescues).
 // - Shutdown(drain): the listener closes, connections waiting for a
 //   request close, every request already received is answered (then its
 //   connection closes), for at most `drain`; Run() then returns.
@@ -50,7 +59,9 @@ namespace bef::serving {
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (Listen returns it)
-  int io_threads = 1;
+  // 0: one per core this process may run on (at most 64), as nginx's
+  // `worker_processes auto`.
+  int io_threads = 0;
   int worker_threads = 8;
   size_t max_connections = 10000;
   size_t max_concurrent_requests = 256;
@@ -70,10 +81,14 @@ struct HttpRequest {
   // Header fields, names in lower case, in the order received.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // handlers may take it
-  // For kWorker routes: becomes true when the client closes its connection
-  // (or it fails) while the handler runs; handlers of long requests look
-  // at it to stop early. Null for kInline routes.
+  // For kWorker routes: whether the client has closed its connection (or
+  // it failed) while the handler runs; handlers of long requests ask it,
+  // from any thread, to stop early. Always false for kInline routes.
+  bool ClientGone() const;
+  // Set by the front end (ClientGone reads them): the worker path's watch
+  // of the connection, or the socket of a request run inline, peeked.
   std::shared_ptr<std::atomic<bool>> client_gone;
+  int peek_socket = -1;
 
   // The first field named `name` (lower case), or null.
   const std::string* Header(std::string_view name) const {
@@ -111,6 +126,9 @@ struct Route {
   // A POST or PUT of a route that takes a body needs Content-Length or
   // chunking (411 otherwise); one that takes none may omit both.
   bool takes_body = true;
+  // kWorker routes: whether this request may run on the I/O thread, asked
+  // once the whole request is read (null: never).
+  std::function<bool(const HttpRequest&)> run_inline_when;
 };
 
 // The response the front end gives for what it refuses itself (status and a
@@ -126,6 +144,8 @@ struct HttpServerCounters {
   uint64_t connections_refused = 0;  // over max_connections
   uint64_t requests_refused = 0;     // 4xx/503 given by the front end
   uint64_t timeouts = 0;             // connections closed by a deadline
+  uint64_t requests_inline = 0;      // kWorker requests run on an I/O thread
+  uint64_t rescues = 0;  // times inline runs held every I/O thread (see above)
 };
 
 class HttpServer {

@@ -39,6 +39,12 @@ std::vector<Route> InferenceService::Routes() {
       // docs show) sends application/x-www-form-urlencoded. The body is
       // binary when Inference-Header-Content-Length says so, else JSON.
       route.media_types = {};
+      // A version known to run short runs on the I/O thread.
+      route.run_inline_when = [this](const HttpRequest& request) {
+        absl::StatusOr<std::shared_ptr<const LoadedModel>> found = repository_->Find(
+            request.captures[0], request.captures.size() > 1 ? request.captures[1] : "");
+        return found.ok() && (*found)->known_short();
+      };
     } else if (std::string_view(pattern).starts_with("/v2/repository/")) {
       route.takes_body = false;  // index, load, unload: an optional, ignored body
     }
@@ -139,10 +145,9 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
   std::optional<absl::Time> deadline;
   if (decoded->timeout) deadline = absl::Now() + *decoded->timeout;
   // A client that closes its connection cancels its run.
-  std::shared_ptr<const std::atomic<bool>> client_gone = request.client_gone;
   LoadedModel::Outcome outcome =
-      model.Run(std::move(decoded->inputs), deadline, [client_gone]() -> absl::Status {
-        if (client_gone && client_gone->load(std::memory_order_acquire)) {
+      model.Run(std::move(decoded->inputs), deadline, [&request]() -> absl::Status {
+        if (request.ClientGone()) {
           return absl::CancelledError("the client closed the connection");
         }
         return absl::OkStatus();

@@ -300,7 +300,15 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
   // unload or a reload never frees the program under it.
   request->KeepAlive(shared_from_this());
   std::vector<RCReference<AsyncValue>> results(entry_->num_results());
+  const int64_t start = MonotonicNanos();
   limits_->Run(*entry_, *request, argument_values, results, deadline, stop);
+  if (MonotonicNanos() - start < kShortRunNanos) {
+    if (short_streak_.load(std::memory_order_relaxed) < kShortRunStreak) {
+      short_streak_.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else {
+    short_streak_.store(0, std::memory_order_relaxed);
+  }
 
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i]->IsError()) {

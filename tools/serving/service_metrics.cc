@@ -41,7 +41,8 @@ void Family(std::string* text, const char* name, const char* type, const char* h
 
 }  // namespace
 
-std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs) const {
+std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs, uint64_t inline_requests,
+                                             uint64_t io_rescues) const {
   std::string text;
   auto counter = [&](const char* name, const char* help, uint64_t value) {
     Family(&text, name, "counter", help);
@@ -55,6 +56,12 @@ std::string ServiceMetrics::ToPrometheusText(uint64_t cancelled_runs) const {
   counter("bef_serve_cancelled_total",
           "Runs ended early: by their deadline, their client or the server's stop.",
           cancelled_runs);
+  counter("bef_serve_inline_requests_total",
+          "Run requests of a version known to run short, run on an HTTP I/O thread.",
+          inline_requests);
+  counter("bef_serve_io_rescues_total",
+          "Times runs held every HTTP I/O thread and a rescue thread served the sockets.",
+          io_rescues);
   Family(&text, "bef_serve_in_flight", "gauge", "Runs in progress.");
   absl::StrAppend(&text, "bef_serve_in_flight ", in_flight.load(), "\n");
   Family(&text, "bef_serve_run_latency_seconds", "histogram", "Time to answer a run request.");

@@ -43,8 +43,12 @@ struct ServiceMetrics {
 
   void ObserveLatency(int64_t nanos) { latency.Observe(nanos); }
   // Prometheus text exposition format; `cancelled_runs` is every run of the
-  // server (any API) cancelled or past its deadline (RunLimits::cancelled).
-  std::string ToPrometheusText(uint64_t cancelled_runs) const;
+  // server (any API) cancelled or past its deadline (RunLimits::cancelled),
+  // `inline_requests` and `io_rescues` the HTTP front end's counters
+  // (HttpServerCounters: requests run on an I/O thread, rescues of the
+  // sockets from runs holding every I/O thread).
+  std::string ToPrometheusText(uint64_t cancelled_runs, uint64_t inline_requests,
+                               uint64_t io_rescues) const;
 };
 
 // Counters of one model version's inference requests.

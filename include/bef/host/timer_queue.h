@@ -1,7 +1,9 @@
 // TimerQueue: runs callbacks at given times on one timer thread, started on
 // first use. Used for request deadlines: a server sets one per request and
 // cancels it when the request ends, so both cost O(log timers) and wake the
-// timer thread only when the earliest deadline moves earlier.
+// timer thread only for a deadline earlier than the time it sleeps until
+// (cancelling never wakes it: it wakes at the cancelled deadline, finds
+// nothing due and sleeps again).
 //
 // Thread safety: all members may be called from any thread. A callback runs
 // on the timer thread and must not block for long.
@@ -48,6 +50,9 @@ class TimerQueue {
   // Per pending timer, its deadline (its key in timers_).
   std::unordered_map<TimerId, absl::Time> deadlines_;
   TimerId next_id_ = 1;
+  // When the timer thread wakes by itself: the deadline it sleeps until,
+  // infinite while it waits for a first timer (or before it runs).
+  absl::Time wake_at_ = absl::InfiniteFuture();
   bool stopping_ = false;
   std::thread thread_;
 };
