@@ -105,6 +105,43 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual([o["data"] for o in body["outputs"]],
                          [[True], [-9000000000], [1.5], [0.25], ["word"]])
 
+    def test_answers_are_compact_json_with_sorted_keys(self):
+        # The encoder writes text directly (no tree): the bytes are what a
+        # JSON library's compact, key-sorted dump gives, escapes included.
+        def raw_answer(model, body, headers=None):
+            connection = self.server.connection()
+            connection.request("POST", "/v2/models/%s/infer" % model, body=body,
+                               headers=headers or {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            payload = response.read()
+            connection.close()
+            self.assertEqual(response.status, 200, payload)
+            return response, payload
+        _, payload = raw_answer("add", json.dumps({
+            "id": "r\"1\\\t\u00e9", "inputs": [
+                {"name": "a", "shape": [], "datatype": "INT32", "data": [40]},
+                {"name": "b", "shape": [1], "datatype": "INT32", "data": [2]}]}))
+        text = payload.decode()
+        self.assertEqual(text, json.dumps(json.loads(text), sort_keys=True,
+                                          separators=(",", ":"), ensure_ascii=False))
+        self.assertEqual(json.loads(text)["id"], "r\"1\\\t\u00e9")
+        _, payload = raw_answer("echo", json.dumps({
+            "inputs": [{"name": "x", "shape": [2], "datatype": "BYTES",
+                        "data": ["a\"b", "\u0001\u00e9"]}]}))
+        text = payload.decode()
+        self.assertEqual(text, json.dumps(json.loads(text), sort_keys=True,
+                                          separators=(",", ":"), ensure_ascii=False))
+        header = json.dumps({"inputs": [{"name": "x", "shape": [1, 2], "datatype": "INT32",
+                                         "data": [[1, 2]]}],
+                             "outputs": [{"name": "y", "parameters": {"binary_data": True}}]})
+        response, payload = raw_answer("echo", header)
+        json_length = int(response.getheader("Inference-Header-Content-Length"))
+        text = payload[:json_length].decode()
+        self.assertEqual(text, '{"model_name":"echo","model_version":"1","outputs":[{"datatype":'
+                               '"INT32","name":"y","parameters":{"binary_data_size":8},'
+                               '"shape":[1,2]}]}')
+        self.assertEqual(payload[json_length:], struct.pack("<2i", 1, 2))
+
     def test_tensors_flat_and_nested(self):
         for data in ([1, 2, 3, 4, 5, 6], [[1, 2, 3], [4, 5, 6]]):
             status, body = infer(self.server, "echo", {"inputs": [

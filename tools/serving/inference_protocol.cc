@@ -257,7 +257,7 @@ void AppendDataText(const OutputTensor& output, std::string* text) {
   if (output.datatype == "BYTES") {
     for (size_t i = 0; i < output.strings.size(); ++i) {
       if (i > 0) text->push_back(',');
-      text->append(DumpJson(Json(output.strings[i])));
+      AppendJsonString(output.strings[i], text);
     }
   }
 #define BEF_APPEND_ELEMENTS_TEXT(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
@@ -522,24 +522,36 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
 absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     const LoadedModel& model, const HttpInferRequest& request,
     std::vector<RCReference<AsyncValue>> outputs) {
-  // Written as text, keys in nlohmann's (sorted) order: an output's "data"
-  // goes straight from the tensor into the body, never through a tree.
-  Json response = {{"model_name", model.name()},
-                   {"model_version", std::to_string(model.version())}};
-  if (request.has_id) response["id"] = request.id;
-  std::string outputs_text = "[";
+  // Written as text, no tree, keys in the order nlohmann's (sorted) objects
+  // print them: {"id", "model_name", "model_version", "outputs": [{"data",
+  // "datatype", "name", "parameters", "shape"}]}; an output's "data" goes
+  // straight from the tensor into the body.
+  HttpInferResponse encoded;
+  std::string& body = encoded.body;
+  body.push_back('{');
+  if (request.has_id) {
+    body.append("\"id\":");
+    AppendJsonString(request.id, &body);
+    body.push_back(',');
+  }
+  body.append("\"model_name\":");
+  AppendJsonString(model.name(), &body);
+  body.append(",\"model_version\":\"");
+  absl::StrAppend(&body, model.version());
+  body.append("\",\"outputs\":[");
   std::string binary;
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     size_t index = request.outputs[i];
     absl::StatusOr<OutputTensor> output =
         DescribeOutput(model.outputs()[index], outputs[index].CopyRef());
     if (!output.ok()) return output.status();
-    Json entry = {{"name", output->name}, {"datatype", output->datatype},
-                  {"shape", output->shape}};
+    if (i > 0) body.push_back(',');
+    body.push_back('{');
+    size_t binary_size = 0;
     if (request.binary_outputs[i]) {
       size_t before = binary.size();
       AppendRaw(*output, &binary);
-      entry["parameters"] = {{"binary_data_size", binary.size() - before}};
+      binary_size = binary.size() - before;
     } else {
       // JSON strings are Unicode: bytes that are not UTF-8 cannot travel
       // in them without being changed, so they are refused.
@@ -551,27 +563,25 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
               "(\"parameters\": {\"binary_data\": true})"));
         }
       }
+      body.append("\"data\":");
+      AppendDataText(*output, &body);
+      body.push_back(',');
     }
-    if (i > 0) outputs_text.push_back(',');
-    std::string entry_text = DumpJson(entry);  // {"datatype":...,"shape":[...]}
-    if (!request.binary_outputs[i]) {
-      // "data" sorts first.
-      outputs_text.append("{\"data\":");
-      AppendDataText(*output, &outputs_text);
-      outputs_text.push_back(',');
-      outputs_text.append(entry_text, 1, std::string::npos);
-    } else {
-      outputs_text.append(entry_text);
+    body.append("\"datatype\":");
+    AppendJsonString(output->datatype, &body);
+    body.append(",\"name\":");
+    AppendJsonString(output->name, &body);
+    if (request.binary_outputs[i]) {
+      absl::StrAppend(&body, ",\"parameters\":{\"binary_data_size\":", binary_size, "}");
     }
+    body.append(",\"shape\":[");
+    for (size_t d = 0; d < output->shape.size(); ++d) {
+      if (d > 0) body.push_back(',');
+      absl::StrAppend(&body, output->shape[d]);
+    }
+    body.append("]}");
   }
-  outputs_text.push_back(']');
-  HttpInferResponse encoded;
-  // "outputs" sorts last: it closes the object.
-  encoded.body = DumpJson(response);
-  encoded.body.pop_back();
-  encoded.body.append(",\"outputs\":");
-  encoded.body.append(outputs_text);
-  encoded.body.push_back('}');
+  body.append("]}");
   if (!binary.empty() || std::find(request.binary_outputs.begin(), request.binary_outputs.end(),
                                    true) != request.binary_outputs.end()) {
     encoded.json_length = encoded.body.size();

@@ -77,6 +77,10 @@ absl::StatusOr<Json> ResultToJson(std::string_view type, AsyncValue* value);
 // `json` as text; strings that are not valid UTF-8 get U+FFFD in place of
 // their bad bytes (a !tfrt.string result may hold any bytes).
 std::string DumpJson(const Json& json);
+// Appends `text` as a JSON string, exactly as DumpJson(Json(text)) writes it
+// (printable ASCII without '"' and '\\' is copied as it is: names, ids,
+// datatypes; anything else goes through DumpJson).
+void AppendJsonString(std::string_view text, std::string* out);
 
 }  // namespace bef
 

@@ -187,5 +187,28 @@ TEST_F(JsonCodecTest, AnyBytesPrint) {
   EXPECT_EQ(DumpJson(*json), "\"ok\xEF\xBF\xBD\xEF\xBF\xBD\"");
 }
 
+
+// The protocol's encoder writes names, ids and datatypes with
+// AppendJsonString: the same bytes DumpJson writes for any string.
+TEST(AppendJsonStringTest, WritesWhatDumpJsonWrites) {
+  const std::string cases[] = {"",
+                               "add",
+                               "INT32",
+                               "a b/c:d-e_1.2",
+                               "quote\"inside",
+                               "back\\slash",
+                               "tab\tnew\nline",
+                               std::string("nul\0byte", 8),
+                               "\x7f delete",
+                               "caf\xc3\xa9",
+                               "bad\xff\xfe",
+                               "\xe2\x82"};
+  for (const std::string& text : cases) {
+    std::string written;
+    AppendJsonString(text, &written);
+    EXPECT_EQ(written, DumpJson(Json(text))) << text;
+  }
+}
+
 }  // namespace
 }  // namespace bef
