@@ -5,7 +5,7 @@
 //   bef_serve [--model_repository=DIR [--repository_poll_secs=S] | program.bef
 //              [--model_name=NAME]]
 //             [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
-//             [--threads=8] [--io_threads=CORES] [--max_connections=10000]
+//             [--threads=8] [--io_threads=1] [--max_connections=10000]
 //             [--max_concurrent_requests=256] [--max_header_bytes=16384]
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]

@@ -1,6 +1,5 @@
 #include "tools/serving/http_server.h"
 
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -104,16 +103,6 @@ bool MatchPath(std::string_view pattern, std::string_view path,
 
 class Session;
 
-// --io_threads: as asked, or (0) one per core this process may run on.
-size_t IoThreadCount(int asked) {
-  if (asked > 0) return static_cast<size_t>(asked);
-  cpu_set_t cores;
-  if (sched_getaffinity(0, sizeof(cores), &cores) == 0) {
-    return static_cast<size_t>(std::clamp(CPU_COUNT(&cores), 1, 64));
-  }
-  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 64);
-}
-
 // How often the rescue thread looks whether inline runs hold every I/O thread.
 constexpr std::chrono::milliseconds kRescuePoll(10);
 
@@ -214,7 +203,7 @@ class HttpServer::Impl {
   net::steady_timer retry_accept_;
   FifoThreadPool workers_;
   std::vector<std::thread> io_threads_;
-  const size_t io_thread_count_ = IoThreadCount(options_.io_threads);
+  const size_t io_thread_count_ = static_cast<size_t>(std::max(1, options_.io_threads));
 
   std::atomic<bool> draining_{false};
   std::atomic<size_t> worker_requests_{0};

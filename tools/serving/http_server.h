@@ -59,9 +59,7 @@ namespace bef::serving {
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (Listen returns it)
-  // 0: one per core this process may run on (at most 64), as nginx's
-  // `worker_processes auto`.
-  int io_threads = 0;
+  int io_threads = 1;
   int worker_threads = 8;
   size_t max_connections = 10000;
   size_t max_concurrent_requests = 256;
