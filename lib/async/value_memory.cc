@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "bef/async/async_value.h"
+#include "bef/support/spin_lock.h"
 
 namespace bef::internal {
 
@@ -43,26 +44,11 @@ struct TransferStore {
 };
 TransferStore transfer_stores[kValueSizeClasses];
 
-class StoreLock {
- public:
-  explicit StoreLock(TransferStore& store) : store_(store) {
-    while (store_.locked.exchange(true, std::memory_order_acquire)) {
-      while (store_.locked.load(std::memory_order_relaxed)) std::this_thread::yield();
-    }
-  }
-  ~StoreLock() { store_.locked.store(false, std::memory_order_release); }
-  StoreLock(const StoreLock&) = delete;
-  StoreLock& operator=(const StoreLock&) = delete;
-
- private:
-  TransferStore& store_;
-};
-
 // Takes a batch for class `index` from the store, or null.
 FreeValueBlock* TakeBatch(size_t index) {
   TransferStore& store = transfer_stores[index];
   if (store.count.load(std::memory_order_relaxed) == 0) return nullptr;  // the lock decides
-  StoreLock lock(store);
+  SpinLock lock(store.locked);
   const int count = store.count.load(std::memory_order_relaxed);
   if (count == 0) return nullptr;
   store.count.store(count - 1, std::memory_order_relaxed);
@@ -79,7 +65,7 @@ bool GiveBatch(ValueFreeLists& lists, size_t index) {
   FreeValueBlock* last = first;
   for (uint32_t i = 1; i < size; ++i) last = last->next;
   {
-    StoreLock lock(store);
+    SpinLock lock(store.locked);
     const int count = store.count.load(std::memory_order_relaxed);
     if (count == kMaxTransferBatches) return false;
     store.batches[count] = first;

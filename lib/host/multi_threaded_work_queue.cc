@@ -23,10 +23,11 @@
 // waits (1 / (2 x threads), up to kMaxBatch; one task when fewer than
 // 4 x threads wait, so batches form only under a backlog, where the other
 // runners find work in the FIFO too), under one hold of the lock, and
-// counts them finished with one update of the pending count. Tasks made by one thread one after another (an invocation
-// starting async kernels) so run on one runner in order: their results and
-// the users they release share cache lines, which two threads taking
-// alternate tasks would pass back and forth for every task. What is left of
+// counts them finished with one update of the pending count. Tasks made
+// by one thread one after another (an invocation starting async kernels) so run on one runner in
+// order: their results and the users they release share cache lines, which
+// two threads taking alternate tasks would pass back and forth for every
+// task. What is left of
 // a batch goes back to the FIFO before the thread blocks, as the slot does.
 #include <algorithm>
 #include <atomic>
@@ -35,12 +36,14 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bef/host/work_queue.h"
 #include "bef/support/logging.h"
+#include "bef/support/spin_lock.h"
 #include "lib/host/tbb_arena.h"
 
 namespace bef {
@@ -64,6 +67,21 @@ struct NextSlot {
   int batch_end = 0;
 };
 thread_local NextSlot next_slot;
+
+// Moves `from`'s queue, task and the rest of its batch to `to` (whose slot
+// and batch are empty), leaving `from` empty.
+void MoveSlot(NextSlot& from, NextSlot& to) {
+  to.queue = std::exchange(from.queue, nullptr);
+  to.task = std::move(from.task);
+  from.task = nullptr;
+  for (int i = from.batch_next; i < from.batch_end; ++i) {
+    to.batch[i] = std::move(from.batch[i]);
+    from.batch[i] = nullptr;
+  }
+  to.batch_next = from.batch_next;
+  to.batch_end = from.batch_end;
+  from.batch_next = from.batch_end = 0;
+}
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
@@ -169,17 +187,9 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     std::unique_ptr<NextSlot> interrupted;
     if (next_slot.queue != nullptr) {
       interrupted = std::make_unique<NextSlot>();
-      std::swap(interrupted->queue, next_slot.queue);
-      interrupted->task = std::move(next_slot.task);
-      for (int i = next_slot.batch_next; i < next_slot.batch_end; ++i) {
-        interrupted->batch[i] = std::move(next_slot.batch[i]);
-      }
-      interrupted->batch_next = next_slot.batch_next;
-      interrupted->batch_end = next_slot.batch_end;
+      MoveSlot(next_slot, *interrupted);
     }
     next_slot.queue = queue;
-    next_slot.task = nullptr;
-    next_slot.batch_next = next_slot.batch_end = 0;
     while (true) {
       {
         SpinLock lock(queue->compute_lock_);
@@ -206,15 +216,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       queue->Finished(finished);
     }
     next_slot.queue = nullptr;
-    if (interrupted != nullptr) {
-      next_slot.queue = interrupted->queue;
-      next_slot.task = std::move(interrupted->task);
-      for (int i = interrupted->batch_next; i < interrupted->batch_end; ++i) {
-        next_slot.batch[i] = std::move(interrupted->batch[i]);
-      }
-      next_slot.batch_next = interrupted->batch_next;
-      next_slot.batch_end = interrupted->batch_end;
-    }
+    if (interrupted != nullptr) MoveSlot(*interrupted, next_slot);
     current_queue = previous;
     // The last touch of the queue: the destructor waits for it.
     queue->runners_alive_.fetch_sub(1, std::memory_order_release);
@@ -281,33 +283,6 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
       Enqueue(std::move(task));
     }
   }
-
-  // The compute FIFO's lock: held for a push or a pop only, so waiting
-  // spins (a mutex would put a contended thread to sleep for longer).
-  class SpinLock {
-   public:
-    explicit SpinLock(std::atomic<bool>& locked) : locked_(locked) {
-      // A holder preempted (more threads than cores) is waited for by
-      // yielding after a short spin, not by spinning out a time slice.
-      for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);) {
-        while (locked_.load(std::memory_order_relaxed)) {
-          if (++spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-          } else {
-            std::this_thread::yield();
-          }
-        }
-      }
-    }
-    ~SpinLock() { locked_.store(false, std::memory_order_release); }
-    SpinLock(const SpinLock&) = delete;
-    SpinLock& operator=(const SpinLock&) = delete;
-
-   private:
-    std::atomic<bool>& locked_;
-  };
 
   // TBB's enqueue orders the caller's writes before the task, but Debian's
   // libtbb is not instrumented, so ThreadSanitizer cannot see it; under TSan
