@@ -719,12 +719,16 @@ absl::Status HttpServer::Impl::Run() {
   }
   rescue_wake_.notify_all();
   rescue_thread_.join();
-  for (std::thread& thread : io_threads_) thread.join();
   if (!drained) {
+    // An I/O thread may be inside an inline run that never ends (a kernel
+    // that blocks for good ignores cancellation), as a worker may: both are
+    // left running; the caller exits the process.
+    for (std::thread& thread : io_threads_) thread.detach();
     workers_.Abandon();
     return absl::DeadlineExceededError(absl::StrCat(
         left, " connections were still open when the drain time ran out"));
   }
+  for (std::thread& thread : io_threads_) thread.join();
   workers_.Stop();
   return absl::OkStatus();
 }

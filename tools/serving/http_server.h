@@ -158,7 +158,8 @@ class HttpServer {
   absl::StatusOr<int> Listen();
   // Serves until Shutdown; returns OK once drained, or DEADLINE_EXCEEDED
   // naming the requests still unanswered when the drain time ran out (their
-  // worker threads are then still running: the caller exits the process).
+  // worker or I/O threads are then still running: the caller exits the
+  // process).
   absl::Status Run();
   void Shutdown(absl::Duration drain);
 
