@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -40,8 +41,10 @@ std::chrono::nanoseconds ToChrono(absl::Duration duration) {
   return absl::ToChronoNanoseconds(duration);
 }
 
-std::vector<std::string_view> Segments(std::string_view path) {
-  std::vector<std::string_view> segments;
+// A path's '/'-separated segments (most paths have a few: no heap).
+using PathSegments = absl::InlinedVector<std::string_view, 8>;
+PathSegments Segments(std::string_view path) {
+  PathSegments segments;
   size_t start = 0;
   while (true) {
     size_t slash = path.find('/', start);
@@ -78,11 +81,9 @@ std::string PercentDecode(std::string_view text) {
   return decoded;
 }
 
-bool MatchPath(std::string_view pattern, std::string_view path,
+bool MatchPath(const PathSegments& want, const PathSegments& have,
                std::vector<std::string>* captures) {
   captures->clear();
-  std::vector<std::string_view> want = Segments(pattern);
-  std::vector<std::string_view> have = Segments(path);
   if (want.size() != have.size()) return false;
   for (size_t i = 0; i < want.size(); ++i) {
     size_t star = want[i].find('*');
@@ -129,7 +130,9 @@ class HttpServer::Impl {
         error_responder_(std::move(error_responder)),
         acceptor_(io_),
         retry_accept_(io_),
-        workers_(options_.worker_threads) {}
+        workers_(options_.worker_threads) {
+    for (const Route& route : routes_) route_segments_.push_back(Segments(route.pattern));
+  }
 
   absl::StatusOr<int> Listen();
   absl::Status Run();
@@ -138,6 +141,8 @@ class HttpServer::Impl {
   // --- used by sessions ---
   const HttpServerOptions& options() const { return options_; }
   const std::vector<Route>& routes() const { return routes_; }
+  // Each route's pattern split into segments once (views of routes_).
+  const std::vector<PathSegments>& route_segments() const { return route_segments_; }
   HttpResponse Error(int status, std::string_view message, std::string_view path) {
     counters_.requests_refused.fetch_add(1, std::memory_order_relaxed);
     return error_responder_(status, message, path);
@@ -190,6 +195,7 @@ class HttpServer::Impl {
 
   HttpServerOptions options_;
   std::vector<Route> routes_;
+  std::vector<PathSegments> route_segments_;
   ErrorResponder error_responder_;
   // Declared before io_: handlers io_ still holds when it is destroyed may
   // own sessions, whose destructors unregister here.
@@ -344,8 +350,10 @@ class Session : public std::enable_shared_from_this<Session> {
     // HEAD is GET without the body (health probes, monitoring).
     head_ = request_.method == "HEAD";
     const std::string& method = head_ ? kGet : request_.method;
-    for (const Route& route : server_.routes()) {
-      if (!MatchPath(route.pattern, request_.path, &captures)) continue;
+    const PathSegments path = Segments(request_.path);
+    for (size_t r = 0; r < server_.routes().size(); ++r) {
+      const Route& route = server_.routes()[r];
+      if (!MatchPath(server_.route_segments()[r], path, &captures)) continue;
       if (route.method == method) {
         route_ = &route;
         request_.captures = std::move(captures);
