@@ -206,6 +206,11 @@ class LinePlanner {
       }
       step.line.num_operands = kernel.num_arguments();
       step.line.result_register = map[kernel.results()[0]];
+      if (direct.deferred && (kernel_segment_ == nullptr || depth > 0)) {
+        // A deferred step runs from a task of its own, which only a
+        // segment's runner can wait for (ExecutionPlan::segment_deferred).
+        return std::nullopt;
+      }
       if (direct.run != nullptr) {
         step.line.run = direct.run;
         registers_[step.line.result_register] = {producer, result_type, direct.box};
@@ -742,6 +747,7 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     head_of[members[s].front()] = s;
     segment.begin = static_cast<uint32_t>(segment_line.size());
     segment.first_check = static_cast<uint32_t>(segment_checks.size());
+    segment.first_deferred = static_cast<uint32_t>(segment_deferred.size());
     segment.first_input = static_cast<uint32_t>(segment_inputs.size());
     std::vector<uint32_t> inputs;
     for (uint32_t k : members[s]) {
@@ -756,6 +762,9 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       if (step.run == &RunTryStep) {
         segment_checks.push_back(static_cast<uint32_t>(segment_line.size()));
       }
+      if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
+        segment_deferred.push_back(static_cast<uint32_t>(segment_line.size()) - 1);
+      }
       for (uint32_t reg : function.kernels[k].arguments()) {
         if (register_segment[reg] == s) continue;
         if (input_uses[reg]++ == 0) inputs.push_back(reg);
@@ -763,6 +772,8 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     }
     segment.end = static_cast<uint32_t>(segment_line.size());
     segment.num_checks = static_cast<uint32_t>(segment_checks.size()) - segment.first_check;
+    segment.num_deferred =
+        static_cast<uint32_t>(segment_deferred.size()) - segment.first_deferred;
     for (uint32_t reg : inputs) {
       const uint16_t type = input_of(s, reg)->second;
       segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type)});

@@ -24,6 +24,18 @@
 //   straight line (an error or a value of another type among its inputs, a
 //   cancelled, budgeted or traced request) runs its kernels one by one
 //   through their frames, with the results and errors of the dataflow path.
+// - Deferred steps: a kernel with a deferred direct entry point
+//   (DirectKernel::deferred: an async kernel whose frame implementation
+//   makes its result available from a work-queue task) is a segment's step
+//   too. The segment's runner stops before it, does the exports of the
+//   kernels before it, sends other streams' ready kernels to the work queue
+//   (what the dataflow path does before running it) and enqueues one task;
+//   the task runs the step into its payload register and resumes the
+//   segment there, as the dataflow path resumes the kernel's users when the
+//   frame implementation's task makes the value available: the same tasks
+//   in the same order, with no value, frame, waiter or deferral per
+//   kernel. A segment resumed in its task looks at the policy first (a
+//   request cancelled or given a budget meanwhile continues one by one).
 //
 // - Straight line: a function whose kernels are all direct (kernels that
 //   can fail or have several results included, as try steps at the top
@@ -220,11 +232,15 @@ struct ExecutionPlan {
   // cannot take them).
   // segment_checks[first_check, +num_checks): the positions right after
   // its try steps, where its runner looks whether one failed.
+  // segment_deferred[first_deferred, +num_deferred): the positions of its
+  // deferred steps.
   struct Segment {
     uint32_t begin = 0;
     uint32_t end = 0;
     uint32_t first_check = 0;
     uint32_t num_checks = 0;
+    uint32_t first_deferred = 0;
+    uint32_t num_deferred = 0;
     uint32_t first_input = 0;
     uint32_t num_inputs = 0;
     uint32_t first_export = 0;
@@ -273,6 +289,7 @@ struct ExecutionPlan {
   std::vector<uint32_t> segment_operands;
   std::vector<uint32_t> segment_kernels;
   std::vector<uint32_t> segment_checks;
+  std::vector<uint32_t> segment_deferred;
   std::vector<SegmentInput> segment_inputs;
   std::vector<SegmentExport> segment_exports;
   std::vector<uint32_t> segment_targets;

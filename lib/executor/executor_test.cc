@@ -507,8 +507,9 @@ class SegmentTest : public testing::ExecutorFixture {
   }
 };
 
-// One async kernel in the middle of a long chain: the adds before and after
-// it are two segments, not 400 dataflow kernels.
+// One async kernel in the middle of a long chain: it is a deferred step of
+// the chain's segment (its task resumes the segment), not 400 dataflow
+// kernels.
 TEST_P(SegmentTest, OneAsyncKernelInALongChain) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
@@ -521,13 +522,188 @@ TEST_P(SegmentTest, OneAsyncKernelInALongChain) {
   auto program = Load(writer);
   ExecutionPlan plan = Plan(*program);
   EXPECT_FALSE(plan.straight_line);
-  EXPECT_EQ(plan.segment_kernels.size(), 401u);  // every add and the constant
-  EXPECT_LE(plan.segments.size(), 3u);
+  EXPECT_EQ(plan.segment_kernels.size(), 402u);  // every kernel
+  EXPECT_EQ(plan.segment_deferred.size(), 1u);
+  EXPECT_LE(plan.segments.size(), 2u);
   for (int32_t x : {0, 7, -1000}) {
     AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
     Outcome outcome = RunBothWays(*program, {argument.GetAsyncValue()});
     EXPECT_THAT(outcome.results, ElementsAre(absl::StrCat(x + 200), absl::StrCat(x + 401)));
   }
+}
+
+// Deferred steps (execution_plan.h): a chain of async kernels with adds
+// between them is one segment whose deferred steps resume it from their
+// tasks. Results taken from the middle of the chain (function results, a
+// frame kernel's operand, a kernel on another stream) are published as
+// each step ends: the same results and kernel runs as kernel by kernel.
+TEST_P(SegmentTest, AsyncKernelsAreDeferredStepsOfOneSegment) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t value = 0;
+  uint32_t middle = 0;
+  uint32_t copied = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (i % 3 == 0) {
+      value = f.AddKernel("tfrt_test.async_add.i32").AddArgument(value).AddArgument(one)
+                  .AddResult("i32");
+    } else if (i % 3 == 1) {
+      value = Add(f, value, one);
+    } else {
+      value = f.AddKernel("tfrt_test.async_copy.i32").AddArgument(value).AddResult("i32");
+    }
+    if (i == 150) middle = value;
+    if (i == 99) copied = value;
+  }
+  // Read outside the segment: by a frame kernel, and by an add on another
+  // stream.
+  uint32_t counted = f.AddKernel("test.counted_add_one").AddArgument(middle).AddResult("i32");
+  uint32_t other = f.AddKernel("tfrt.add.i32").set_stream(3).AddArgument(copied)
+                       .AddArgument(copied).AddResult("i32");
+  f.Return({value, middle, counted, other, middle});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_FALSE(plan.straight_line);  // deferred steps only in segments
+  EXPECT_EQ(plan.segment_deferred.size(), 200u);
+  for (int32_t x : {0, 5, -77}) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    Outcome outcome = RunBothWays(*program, {argument.GetAsyncValue()});
+    EXPECT_THAT(outcome.results,
+                ElementsAre(absl::StrCat(x + 200), absl::StrCat(x + 101), absl::StrCat(x + 102),
+                            absl::StrCat(2 * (x + 67)), absl::StrCat(x + 101)));
+    EXPECT_EQ(outcome.kernel_runs, 1);
+  }
+}
+
+// A segment with deferred steps and a kernel that can fail after them: the
+// part resumed by a step's task stops at the failing division, whose frame
+// reports the error once at its location; what depends on it is that
+// error, the rest values, as kernel by kernel.
+TEST_P(SegmentTest, KernelFailingAfterADeferredStepInOneSegment) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t before = Chain(f, one, one, 10);
+  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(before).AddArgument(one)
+                       .AddResult("i32");
+  uint32_t middle = Chain(f, later, one, 70);  // past a cancellation interval
+  BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(middle).AddArgument(0);
+  uint32_t quotient = div.AddResult("i32");
+  div.AddResult("i32");
+  uint32_t again = f.AddKernel("tfrt_test.async_add.i32").AddArgument(quotient)
+                       .AddArgument(one).AddResult("i32");
+  uint32_t after = Chain(f, again, one, 5);
+  f.Return({middle, after, later});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_EQ(plan.segment_deferred.size(), 2u);
+  EXPECT_FALSE(plan.try_steps.empty());
+  AsyncValueRef<int32_t> four = MakeAvailableAsyncValueRef<int32_t>(4);
+  Outcome fine = RunBothWays(*program, {four.GetAsyncValue()});
+  EXPECT_THAT(fine.results, ElementsAre("82", "26", "12"));
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  Outcome failed = RunBothWays(*program, {zero.GetAsyncValue()});
+  EXPECT_THAT(failed.results, ElementsAre("82", "error INTERNAL: Divide by zero", "12"));
+  EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
+}
+
+// A request cancelled while a deferred step's task waits in the queue
+// (the single-threaded queue runs it only when the caller awaits): the
+// resumed segment sees it and the rest of the chain is the cancellation's
+// error, as kernel by kernel; an error argument and a budget given on the
+// way take the frames too.
+TEST_P(SegmentTest, CancelledWhileADeferredStepWaits) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t first = f.AddKernel("tfrt_test.async_add.i32").AddArgument(0).AddArgument(one)
+                       .AddResult("i32");
+  uint32_t value = first;
+  for (int i = 0; i < 20; ++i) {
+    value = f.AddKernel("tfrt_test.async_add.i32").AddArgument(value).AddArgument(one)
+                .AddResult("i32");
+    value = Add(f, value, one);
+  }
+  f.Return({first, value});
+  auto program = Load(writer);
+  const Function* function = program->GetFunction("f");
+  for (bool per_kernel : {false, true}) {
+    RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
+    ExecutionContext context(request.CopyRef());
+    std::vector<RCReference<AsyncValue>> results(2);
+    AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(1);
+    AsyncValue* arguments[] = {x.GetAsyncValue()};
+    function->Execute(context, arguments, results);
+    request->Cancel();
+    host_->Await(results);
+    host_->Quiesce();
+    if (std::string_view(GetParam()) == "s") {
+      // The first step's task had not run: the first result is a value (its
+      // kernel ran before the cancellation), the rest is cancelled.
+      EXPECT_EQ(Describe(results[0]), "2") << per_kernel;
+      EXPECT_EQ(Describe(results[1]), "error CANCELLED: Cancelled") << per_kernel;
+    } else {
+      // Other threads may have run the whole chain before the cancellation.
+      EXPECT_EQ(Describe(results[0]), "2") << per_kernel;
+      EXPECT_THAT(Describe(results[1]), ::testing::AnyOf("42", "error CANCELLED: Cancelled"));
+    }
+  }
+  // An error argument: every result is that error, no step runs.
+  RCReference<AsyncValue> error = MakeErrorAsyncValueRef(absl::InternalError("bad argument"));
+  Outcome outcome = RunBothWays(*program, {error.get()});
+  EXPECT_THAT(outcome.results, ElementsAre("error INTERNAL: bad argument",
+                                           "error INTERNAL: bad argument"));
+}
+
+// Many executions of a chain of deferred steps with a fan-out on other
+// streams, from several threads at once (TSan: the payload a step's task
+// writes is read by the next part and by kernels on other threads only
+// after a release).
+TEST_P(SegmentTest, DeferredStepsFromSeveralThreads) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t chain = 0;
+  for (int i = 0; i < 30; ++i) {
+    chain = f.AddKernel("tfrt_test.async_add.i32").AddArgument(chain).AddArgument(one)
+                .AddResult("i32");
+  }
+  uint32_t total = one;
+  for (int i = 0; i < 30; ++i) {
+    uint32_t a = f.AddKernel("tfrt_test.async_add.i32").set_stream(1 + i % 4).AddArgument(0)
+                     .AddArgument(one).AddResult("i32");
+    total = f.AddKernel("tfrt.add.i32").set_stream(1 + i % 4).AddArgument(total)
+                .AddArgument(a).AddResult("i32");
+  }
+  f.Return({chain, total});
+  auto program = Load(writer);
+  const Function* function = program->GetFunction("f");
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  const int num_threads = std::string_view(GetParam()) == "s" ? 1 : 4;
+  for (int t = 0; t < num_threads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        const int32_t x = t * 1000 + i;
+        AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+        ExecutionContext context(RequestContext::Create(host_.get(), nullptr));
+        std::vector<RCReference<AsyncValue>> results(2);
+        AsyncValue* arguments[] = {argument.GetAsyncValue()};
+        function->Execute(context, arguments, results);
+        host_->Await(results);
+        if (Describe(results[0]) != absl::StrCat(x + 30) ||
+            Describe(results[1]) != absl::StrCat(1 + 30 * (x + 1))) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  host_->Quiesce();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // A kernel that can fail, in the middle of a segment: the segment stops at

@@ -358,11 +358,32 @@ class Invocation {
   void SegmentOneByOne(ReadyQueue& queue, std::unique_ptr<SegmentRun> run);
   // Register `reg` as a value for a one-by-one run (boxing a payload).
   AsyncValue* SegmentValue(SegmentRun& run, uint32_t reg);
-  // Runs the segment's line in blocks: at most kCancellationInterval
-  // kernels between two looks at cancellation, and a try step ends its
-  // block. Returns the position of the first kernel not run (the segment's
-  // end, unless a cancellation or a failure stopped it there).
-  uint32_t RunSegmentBlocks(const LineCursor& cursor, const ExecutionPlan::Segment& segment);
+  // Runs the segment's line[from, end) in blocks: at most
+  // kCancellationInterval kernels between two looks at cancellation, and a
+  // try step ends its block. Returns the position of the first kernel not
+  // run (`end`, unless a cancellation or a failure stopped it there).
+  uint32_t RunSegmentBlocks(const LineCursor& cursor, const ExecutionPlan::Segment& segment,
+                            uint32_t from, uint32_t end);
+  // Runs segment `segment` on the straight line from `position` (the
+  // kernels before it ran, their exports done before `next_export`) to
+  // its next deferred step, segment_deferred[next_deferred], or its end;
+  // does their exports, then enqueues the deferred step's task
+  // (ResumeAfterDeferred) or, at the end, releases the segment's inputs.
+  void ContinueSegment(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                       uint32_t next_export, uint32_t next_deferred);
+  // The task of deferred step segment_deferred[deferred], at `position`:
+  // runs it, then the segment from the next kernel on.
+  void ResumeAfterDeferred(uint32_t segment, uint32_t position, uint32_t next_export,
+                           uint32_t deferred, uint32_t stream);
+  // Does the exports from `next_export` on of the kernels before `end`;
+  // returns the first export not done.
+  uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
+                          uint32_t next_export, uint32_t end);
+  // Runs the segment's kernels from `position` on one by one (the ones
+  // before it ran on the straight line, their exports done before
+  // `next_export`).
+  void SegmentFrom(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                   uint32_t next_export);
   // Does the exports of the kernels before `end` not done yet: what the
   // dataflow path does when they end.
   void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
@@ -705,79 +726,145 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     straight = !value->IsError() &&
                (inputs[i].type == kAnyOperandType || value->type_id() == inputs[i].type);
   }
-  uint32_t position = segment.begin;
-  if (straight) [[likely]] {
-    for (uint32_t i = 0; i < segment.num_inputs; ++i) {
-      const AsyncValue* value = registers_[inputs[i].reg].value;
-      if (value != nullptr && inputs[i].type != kAnyOperandType) {
-        if (inputs[i].by_reference) {
-          // The payload's address (the value lives until the inputs are
-          // released, after the run).
-          const void* payload = value->ScalarPayload();
-          std::memcpy(payloads_[inputs[i].reg].bytes, &payload, sizeof(payload));
-        } else {
-          // A direct operand's payload is at most kDirectResultSize bytes,
-          // and the value object extends at least that far past its header.
-          std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(),
-                      kDirectResultSize);
-        }
-      }
-    }
-    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
-                            attribute_pool_, payloads_);
-    if (segment.end - segment.begin <= kCancellationInterval && segment.num_checks == 0)
-        [[likely]] {
-      cursor.Run(segment.begin, segment.end);
-      position = segment.end;
-    } else {
-      position = RunSegmentBlocks(cursor, segment);
-    }
-  }
-  if (position != segment.end) [[unlikely]] {
-    // Kernels before `position` ran on the straight line.
-    for (uint32_t before = segment.begin; before < position; ++before) {
-      ReleaseKernelInputs(s, before);
-    }
-    auto run = std::make_unique<SegmentRun>();
-    run->segment = s;
-    run->position = position;
-    run->next_export = segment.first_export;
-    SegmentOneByOne(queue, std::move(run));
+  if (!straight) [[unlikely]] {
+    SegmentFrom(queue, s, segment.begin, segment.first_export);
     return;
   }
-  ReleaseSegmentInputs(segment);
+  for (uint32_t i = 0; i < segment.num_inputs; ++i) {
+    const AsyncValue* value = registers_[inputs[i].reg].value;
+    if (value != nullptr && inputs[i].type != kAnyOperandType) {
+      if (inputs[i].by_reference) {
+        // The payload's address (the value lives until the inputs are
+        // released, when the segment ends).
+        const void* payload = value->ScalarPayload();
+        std::memcpy(payloads_[inputs[i].reg].bytes, &payload, sizeof(payload));
+      } else {
+        // A direct operand's payload is at most kDirectResultSize bytes,
+        // and the value object extends at least that far past its header.
+        std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(), kDirectResultSize);
+      }
+    }
+  }
+  if (segment.num_deferred == 0 && segment.num_checks == 0 &&
+      segment.end - segment.begin <= kCancellationInterval) [[likely]] {
+    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
+                            attribute_pool_, payloads_);
+    cursor.Run(segment.begin, segment.end);
+    ReleaseSegmentInputs(segment);
+    ExportStraight(queue, segment, segment.first_export, segment.end);
+    return;
+  }
+  ContinueSegment(queue, s, segment.begin, segment.first_export, segment.first_deferred);
+}
+
+void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t position,
+                                 uint32_t next_export, uint32_t next_deferred) {
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  const uint32_t stop = next_deferred < segment.first_deferred + segment.num_deferred
+                            ? plan_->segment_deferred[next_deferred]
+                            : segment.end;
+  uint32_t reached = position;
+  if (position < stop) {
+    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
+                            attribute_pool_, payloads_);
+    reached = RunSegmentBlocks(cursor, segment, position, stop);
+  }
+  if (reached != stop) [[unlikely]] {
+    // A cancellation or a failing kernel: the rest one by one.
+    SegmentFrom(queue, s, reached, next_export);
+    return;
+  }
+  if (stop == segment.end) {
+    ReleaseSegmentInputs(segment);
+    ExportStraight(queue, segment, next_export, stop);
+    return;
+  }
+  next_export = ExportStraight(queue, segment, next_export, stop);
+  // The deferred step is the next kernel to run: first the other streams'
+  // ready kernels go to the work queue, then its task.
+  if (!queue.outline_kernels.empty()) FlushOutline(queue);
+  BecomeConcurrent();
+  AddRef();  // dropped when the task has run
+  context_->host()->EnqueueWork([this, s, stop, next_export, next_deferred,
+                                 stream = queue.stream] {
+    ResumeAfterDeferred(s, stop, next_export, next_deferred, stream);
+  });
+}
+
+void Invocation::ResumeAfterDeferred(uint32_t s, uint32_t position, uint32_t next_export,
+                                     uint32_t deferred, uint32_t stream) {
+  Invocation* previous = current_invocation;
+  current_invocation = this;
+  ReadyQueue ready(stream);
+  // The step itself: its operands are the segment's payloads, written
+  // before its task was enqueued.
+  const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
+                          attribute_pool_, payloads_);
+  cursor.Run(position);
+  if (policy_.DirectKernelsAllowed()) [[likely]] {
+    ContinueSegment(ready, s, position + 1, next_export, deferred + 1);
+  } else {
+    // Cancelled, budgeted or traced since the segment began: its exports
+    // and the kernels after it one by one.
+    SegmentFrom(ready, s, position + 1, next_export);
+  }
+  ProcessQueue(ready);
+  current_invocation = previous;
+  DropRef();
+}
+
+uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
+                                    uint32_t next_export, uint32_t end) {
   // What the dataflow path does as each kernel ends: box what frame kernels
   // read or the function returns, decrement the users outside the segment;
   // before the next kernel runs, send other streams' ready kernels to the
   // work queue.
-  const ExecutionPlan::SegmentExport* exports =
-      plan_->segment_exports.data() + segment.first_export;
-  const uint32_t num_exports = segment.num_exports;
-  uint32_t exporting = segment.begin;
-  for (uint32_t i = 0; i < num_exports; ++i) {
+  const uint32_t exports_end = segment.first_export + segment.num_exports;
+  const ExecutionPlan::SegmentExport* exports = plan_->segment_exports.data();
+  uint32_t exporting = UINT32_MAX;
+  for (; next_export < exports_end; ++next_export) {
     // Read before publishing: a forwarded function result may let the
     // caller destroy the program (and with it the plan).
-    const ExecutionPlan::SegmentExport out = exports[i];
+    const ExecutionPlan::SegmentExport out = exports[next_export];
+    if (out.position >= end) break;
     const uint32_t* targets = plan_->segment_targets.data() + out.first_target;
     if (out.position != exporting) {
+      if (exporting != UINT32_MAX && !queue.outline_kernels.empty()) FlushOutline(queue);
       exporting = out.position;
-      if (!queue.outline_kernels.empty()) FlushOutline(queue);
     }
     if (out.needs_value) {
       Publish(out.reg, TakeRef(plan_->register_boxers[out.reg](payloads_[out.reg].bytes)));
     }
     for (uint32_t t = 0; t < out.num_targets; ++t) DecrementReadyCount(queue, targets[t]);
   }
+  return next_export;
+}
+
+void Invocation::SegmentFrom(ReadyQueue& queue, uint32_t s, uint32_t position,
+                             uint32_t next_export) {
+  // Kernels before `position` ran on the straight line.
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  for (uint32_t before = segment.begin; before < position; ++before) {
+    ReleaseKernelInputs(s, before);
+  }
+  auto run = std::make_unique<SegmentRun>();
+  run->segment = s;
+  run->position = position;
+  run->next_export = next_export;
+  SegmentOneByOne(queue, std::move(run));
 }
 
 uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
-                                      const ExecutionPlan::Segment& segment) {
+                                      const ExecutionPlan::Segment& segment, uint32_t from,
+                                      uint32_t end) {
   const uint32_t* check = plan_->segment_checks.data() + segment.first_check;
   const uint32_t* const checks_end = check + segment.num_checks;
-  uint32_t position = segment.begin;
-  while (position < segment.end) {
+  // Checks at or before `from` are behind (a check follows its try step).
+  if (from != segment.begin) check = std::upper_bound(check, checks_end, from);
+  uint32_t position = from;
+  while (position < end) {
     if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
-    uint32_t stop = std::min<uint32_t>(segment.end, position + kCancellationInterval);
+    uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
     if (check != checks_end && *check <= stop) stop = *check++;
     cursor.Run(position, stop);
     if (line_kernel_failed) [[unlikely]] {
