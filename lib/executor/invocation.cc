@@ -411,10 +411,48 @@ class Invocation {
   // A register: its value (one reference while kernel uses remain) and the
   // kernel uses still to come. Null while a segment's payload, which
   // segments read from payloads_, is all there is (execution_plan.h).
+  // `payload`: whether the value's payload was loaded into the register's
+  // payload (kPayloadAbsent, kPayloadLoading, kPayloadLoaded; see
+  // LoadInputPayload). In the padding: registers start all zero.
   struct Register {
     AsyncValue* value;
     std::atomic<uint32_t> remaining_uses;
+    std::atomic<uint8_t> payload;
   };
+  static constexpr uint8_t kPayloadAbsent = 0, kPayloadLoading = 1, kPayloadLoaded = 2;
+  // Loads the payload of register `reg`'s value (available, of the type the
+  // segment reads) into its payload register, once per execution: segments
+  // on several threads may read the same argument or frame kernel's result,
+  // and one segment's kernels (a deferred step's task) may still read the
+  // payload register while another segment starts, so it is written once
+  // and never again (the first to claim it writes; the others wait for that
+  // write, a copy of 8 bytes).
+  [[gnu::always_inline]] void LoadInputPayload(uint32_t reg, const AsyncValue* value,
+                                               bool by_reference) {
+    std::atomic<uint8_t>& state = registers_[reg].payload;
+    if (state.load(std::memory_order_acquire) == kPayloadLoaded) return;
+    if (concurrent_.load(std::memory_order_relaxed)) {
+      uint8_t expected = kPayloadAbsent;
+      if (!state.compare_exchange_strong(expected, kPayloadLoading,
+                                         std::memory_order_acquire)) {
+        while (state.load(std::memory_order_acquire) != kPayloadLoaded) {
+          std::this_thread::yield();
+        }
+        return;
+      }
+    }
+    if (by_reference) {
+      // The payload's address (the value lives until the inputs are
+      // released, when the segment ends).
+      const void* payload = value->ScalarPayload();
+      std::memcpy(payloads_[reg].bytes, &payload, sizeof(payload));
+    } else {
+      // A direct operand's payload is at most kDirectResultSize bytes, and
+      // the value object extends at least that far past its header.
+      std::memcpy(payloads_[reg].bytes, value->ScalarPayload(), kDirectResultSize);
+    }
+    state.store(kPayloadLoaded, std::memory_order_release);
+  }
 
   // Keep-alive count: the running loop, pending continuations, queued tasks.
   std::atomic<uint32_t> refs_{1};
@@ -733,16 +771,7 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   for (uint32_t i = 0; i < segment.num_inputs; ++i) {
     const AsyncValue* value = registers_[inputs[i].reg].value;
     if (value != nullptr && inputs[i].type != kAnyOperandType) {
-      if (inputs[i].by_reference) {
-        // The payload's address (the value lives until the inputs are
-        // released, when the segment ends).
-        const void* payload = value->ScalarPayload();
-        std::memcpy(payloads_[inputs[i].reg].bytes, &payload, sizeof(payload));
-      } else {
-        // A direct operand's payload is at most kDirectResultSize bytes,
-        // and the value object extends at least that far past its header.
-        std::memcpy(payloads_[inputs[i].reg].bytes, value->ScalarPayload(), kDirectResultSize);
-      }
+      LoadInputPayload(inputs[i].reg, value, inputs[i].by_reference);
     }
   }
   if (segment.num_deferred == 0 && segment.num_checks == 0 &&

@@ -37,6 +37,27 @@ TEST(UniqueFunctionTest, DestroysCapturesOnce) {
   EXPECT_EQ(counter.use_count(), 1);
 }
 
+// A trivially copyable callable (what executor tasks capture: pointers and
+// indices) is moved by copying its bytes; it keeps every capture through
+// moves and assignments, and the moved-from function is empty.
+TEST(UniqueFunctionTest, TriviallyCopyableCallablesMoveByTheirBytes) {
+  int total = 0;
+  int* sink = &total;
+  uint32_t a = 7, b = 11, c = 13;
+  uint64_t d = 1000;
+  UniqueFunction<void()> f = [sink, a, b, c, d] { *sink += static_cast<int>(a + b + c + d); };
+  UniqueFunction<void()> g = std::move(f);
+  EXPECT_FALSE(f);
+  UniqueFunction<void()> h;
+  h = std::move(g);
+  EXPECT_FALSE(g);
+  h();
+  EXPECT_EQ(total, 1031);
+  h = [sink] { *sink = -1; };
+  h();
+  EXPECT_EQ(total, -1);
+}
+
 TEST(LoggingTest, TfrtLineFormat) {
   ::testing::internal::CaptureStderr();
   LogLine(LogSeverity::kError, "static_registration.cc", 34,

@@ -6,6 +6,7 @@
 #define BEF_SUPPORT_UNIQUE_FUNCTION_H_
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -60,7 +61,7 @@ class UniqueFunction<R(Args...)> {
 
   void reset() {
     if (ops_) {
-      ops_->destroy(&storage_);
+      if (ops_->destroy != nullptr) ops_->destroy(&storage_);
       ops_ = nullptr;
     }
   }
@@ -70,16 +71,33 @@ class UniqueFunction<R(Args...)> {
   // left empty.
   void TakeCallableOf(UniqueFunction& other) noexcept {
     ops_ = std::exchange(other.ops_, nullptr);
-    if (ops_) ops_->move(&storage_, &other.storage_);
+    if (ops_ == nullptr) return;
+    if (ops_->move != nullptr) {
+      ops_->move(&storage_, &other.storage_);
+    } else {
+      // Trivially copyable (a task capturing pointers and indices, the
+      // usual case: work queues move each task several times on its way).
+      std::memcpy(&storage_, &other.storage_, kInlineSize);
+    }
   }
+  // move and destroy are null for inline callables that are trivially
+  // copyable and destructible: moved with memcpy, nothing to destroy.
   struct Ops {
     R (*call)(void* storage, Args&&... args);
     void (*move)(void* to, void* from);
     void (*destroy)(void* storage);
   };
 
-  template <typename Callable>
+  template <typename Callable, bool = std::is_trivially_copyable_v<Callable> &&
+                                      std::is_trivially_destructible_v<Callable>>
   struct InlineOps {
+    static R Call(void* storage, Args&&... args) {
+      return (*static_cast<Callable*>(storage))(std::forward<Args>(args)...);
+    }
+    static constexpr Ops kOps = {&Call, nullptr, nullptr};
+  };
+  template <typename Callable>
+  struct InlineOps<Callable, false> {
     static R Call(void* storage, Args&&... args) {
       return (*static_cast<Callable*>(storage))(std::forward<Args>(args)...);
     }
