@@ -808,7 +808,10 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
     ExportStraight(queue, segment, next_export, stop);
     return;
   }
-  next_export = ExportStraight(queue, segment, next_export, stop);
+  if (next_export < segment.first_export + segment.num_exports &&
+      plan_->segment_exports[next_export].position < stop) {
+    next_export = ExportStraight(queue, segment, next_export, stop);
+  }
   // The deferred step is the next kernel to run: first the other streams'
   // ready kernels go to the work queue, then its task.
   if (!queue.outline_kernels.empty()) FlushOutline(queue);

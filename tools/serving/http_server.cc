@@ -451,7 +451,6 @@ class Session : public std::enable_shared_from_this<Session> {
     if (route_->work == RouteWork::kInline) {
       return Respond(route_->handler(request_));
     }
-    request_.client_gone = std::make_shared<std::atomic<bool>>(false);
     if (route_->run_inline_when && route_->run_inline_when(request_) && server_.EnterInline()) {
       // Known short: run here, on this I/O thread (the connection's strand),
       // without the two thread hand-offs of a worker. Nothing else runs on
@@ -466,6 +465,9 @@ class Session : public std::enable_shared_from_this<Session> {
       ReleaseAdmission();
       return Respond(std::move(response));
     }
+    // A worker's run learns of a client that leaves from the I/O thread,
+    // which keeps reading (WatchForDisconnect).
+    request_.client_gone = std::make_shared<std::atomic<bool>>(false);
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
       self->request_.body = std::string();  // freed before the response is written
