@@ -477,6 +477,9 @@ class SegmentTest : public testing::ExecutorFixture {
     const BefFile& file = program.file();
     return ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("f")->index), &file);
   }
+  static uint32_t AsyncAdd(BefWriter::Function& f, uint32_t a, uint32_t b) {
+    return f.AddKernel("tfrt_test.async_add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
+  }
   static uint32_t Chain(BefWriter::Function& f, uint32_t from, uint32_t one, int adds) {
     for (int i = 0; i < adds; ++i) from = Add(f, from, one);
     return from;
@@ -547,8 +550,7 @@ TEST_P(SegmentTest, AsyncKernelsAreDeferredStepsOfOneSegment) {
   uint32_t copied = 0;
   for (int i = 0; i < 300; ++i) {
     if (i % 3 == 0) {
-      value = f.AddKernel("tfrt_test.async_add.i32").AddArgument(value).AddArgument(one)
-                  .AddResult("i32");
+      value = AsyncAdd(f, value, one);
     } else if (i % 3 == 1) {
       value = Add(f, value, one);
     } else {
@@ -586,14 +588,12 @@ TEST_P(SegmentTest, KernelFailingAfterADeferredStepInOneSegment) {
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32", "i32"});
   uint32_t one = Constant(f, 1);
   uint32_t before = Chain(f, one, one, 10);
-  uint32_t later = f.AddKernel("tfrt_test.async_add.i32").AddArgument(before).AddArgument(one)
-                       .AddResult("i32");
+  uint32_t later = AsyncAdd(f, before, one);
   uint32_t middle = Chain(f, later, one, 70);  // past a cancellation interval
   BefWriter::Kernel& div = f.AddKernel("tfrt.div.i32").AddArgument(middle).AddArgument(0);
   uint32_t quotient = div.AddResult("i32");
   div.AddResult("i32");
-  uint32_t again = f.AddKernel("tfrt_test.async_add.i32").AddArgument(quotient)
-                       .AddArgument(one).AddResult("i32");
+  uint32_t again = AsyncAdd(f, quotient, one);
   uint32_t after = Chain(f, again, one, 5);
   f.Return({middle, after, later});
   auto program = Load(writer);
@@ -612,18 +612,16 @@ TEST_P(SegmentTest, KernelFailingAfterADeferredStepInOneSegment) {
 // A request cancelled while a deferred step's task waits in the queue
 // (the single-threaded queue runs it only when the caller awaits): the
 // resumed segment sees it and the rest of the chain is the cancellation's
-// error, as kernel by kernel; an error argument and a budget given on the
-// way take the frames too.
+// error, as kernel by kernel (under a budget, every kernel through its
+// frame); an error argument makes every result that error.
 TEST_P(SegmentTest, CancelledWhileADeferredStepWaits) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
   uint32_t one = Constant(f, 1);
-  uint32_t first = f.AddKernel("tfrt_test.async_add.i32").AddArgument(0).AddArgument(one)
-                       .AddResult("i32");
+  uint32_t first = AsyncAdd(f, 0, one);
   uint32_t value = first;
   for (int i = 0; i < 20; ++i) {
-    value = f.AddKernel("tfrt_test.async_add.i32").AddArgument(value).AddArgument(one)
-                .AddResult("i32");
+    value = AsyncAdd(f, value, one);
     value = Add(f, value, one);
   }
   f.Return({first, value});
@@ -668,8 +666,7 @@ TEST_P(SegmentTest, DeferredStepsFromSeveralThreads) {
   uint32_t one = Constant(f, 1);
   uint32_t chain = 0;
   for (int i = 0; i < 30; ++i) {
-    chain = f.AddKernel("tfrt_test.async_add.i32").AddArgument(chain).AddArgument(one)
-                .AddResult("i32");
+    chain = AsyncAdd(f, chain, one);
   }
   uint32_t total = one;
   for (int i = 0; i < 30; ++i) {
