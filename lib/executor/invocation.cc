@@ -96,12 +96,26 @@ class KernelStack {
 };
 
 // The kernels ready to run in one processing loop (§5.1).
+// Where a segment resumes after a deferred step (ResumeAfterDeferred).
+struct DeferredResume {
+  uint32_t segment = 0;
+  uint32_t position = 0;  // of the step
+  uint32_t next_export = 0;
+  uint32_t deferred = 0;  // the step's index in segment_deferred
+  uint32_t stream = 0;
+  bool held = false;
+};
+
 struct ReadyQueue {
   explicit ReadyQueue(uint32_t stream) : stream(stream) {}
   uint32_t stream;
   KernelStack inline_kernels;
   // Inline storage for the usual few (no heap block per processing loop).
   absl::InlinedVector<uint32_t, 16> outline_kernels;
+  // Set by a deferred step's task: a deferred step reached when nothing
+  // else is left to run in this loop is held here, not enqueued, so the
+  // task may run it next itself (ResumeAfterDeferred).
+  DeferredResume* tail = nullptr;
 };
 
 class Invocation {
@@ -371,10 +385,12 @@ class Invocation {
   // (ResumeAfterDeferred) or, at the end, releases the segment's inputs.
   void ContinueSegment(ReadyQueue& queue, uint32_t segment, uint32_t position,
                        uint32_t next_export, uint32_t next_deferred);
-  // The task of deferred step segment_deferred[deferred], at `position`:
-  // runs it, then the segment from the next kernel on.
-  void ResumeAfterDeferred(uint32_t segment, uint32_t position, uint32_t next_export,
-                           uint32_t deferred, uint32_t stream);
+  // The task of a deferred step: runs it, then the segment from the next
+  // kernel on; runs the next deferred step too, and so on, while each is
+  // the last thing left and the work queue would run its task next here.
+  void ResumeAfterDeferred(DeferredResume resume);
+  // Enqueues the task of a deferred step.
+  void EnqueueResume(const DeferredResume& resume);
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.
   uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
@@ -815,32 +831,53 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
   // The deferred step is the next kernel to run: first the other streams'
   // ready kernels go to the work queue, then its task.
   if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  BecomeConcurrent();
-  AddRef();  // dropped when the task has run
-  context_->host()->EnqueueWork([this, s, stop, next_export, next_deferred,
-                                 stream = queue.stream] {
-    ResumeAfterDeferred(s, stop, next_export, next_deferred, stream);
-  });
+  const DeferredResume resume{s, stop, next_export, next_deferred, queue.stream, true};
+  if (queue.tail != nullptr && !queue.tail->held && queue.inline_kernels.empty()) {
+    // The last thing this loop does: its task decides (ResumeAfterDeferred).
+    *queue.tail = resume;
+    return;
+  }
+  EnqueueResume(resume);
 }
 
-void Invocation::ResumeAfterDeferred(uint32_t s, uint32_t position, uint32_t next_export,
-                                     uint32_t deferred, uint32_t stream) {
+void Invocation::EnqueueResume(const DeferredResume& resume) {
+  BecomeConcurrent();
+  AddRef();  // dropped when the task has run
+  context_->host()->EnqueueWork([this, resume] { ResumeAfterDeferred(resume); });
+}
+
+void Invocation::ResumeAfterDeferred(DeferredResume resume) {
   Invocation* previous = current_invocation;
   current_invocation = this;
-  ReadyQueue ready(stream);
-  // The step itself: its operands are the segment's payloads, written
-  // before its task was enqueued.
   const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
                           attribute_pool_, payloads_);
-  cursor.Run(position);
-  if (policy_.DirectKernelsAllowed()) [[likely]] {
-    ContinueSegment(ready, s, position + 1, next_export, deferred + 1);
-  } else {
-    // Cancelled, budgeted or traced since the segment began: its exports
-    // and the kernels after it one by one.
-    SegmentFrom(ready, s, position + 1, next_export);
+  while (true) {
+    ReadyQueue ready(resume.stream);
+    DeferredResume next;
+    ready.tail = &next;
+    // The step itself: its operands are the segment's payloads, written
+    // before its task was enqueued.
+    cursor.Run(resume.position);
+    if (policy_.DirectKernelsAllowed()) [[likely]] {
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+    } else {
+      // Cancelled, budgeted or traced since the segment began: its exports
+      // and the kernels after it one by one.
+      SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
+    }
+    ProcessQueue(ready);
+    if (!next.held) break;
+    // The next deferred step was the loop's last act. When its task would
+    // be the next one the queue runs, here, with nothing queued before it
+    // (a chain of async kernels), run it now: the same order, no trip
+    // through the queue, no keep-alive count per step.
+    if (!context_->host()->work_queue().NextToRunHere()) {
+      EnqueueResume(next);
+      break;
+    }
+    resume = next;
   }
-  ProcessQueue(ready);
   current_invocation = previous;
   DropRef();
 }

@@ -123,6 +123,14 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     Enqueue(std::move(task));
   }
 
+  bool NextToRunHere() const override {
+    // One of this queue's compute tasks, its slot and batch empty, and no
+    // other task pending anywhere (the running one is the 1).
+    return next_slot.queue == this && !next_slot.task &&
+           next_slot.batch_next == next_slot.batch_end &&
+           pending_.load(std::memory_order_acquire) == 1;
+  }
+
   void AddParallelTask(TaskFunction task) override {
     pending_.fetch_add(1, std::memory_order_relaxed);
     Enqueue(std::move(task));

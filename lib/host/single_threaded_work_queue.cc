@@ -105,6 +105,8 @@ struct OwnTasks {
   State* state;
   TaskRing tasks;
   OwnTasks* interrupted;
+  // Tasks Quiesce took from the shared list and runs before `tasks`.
+  const TaskRing* taken = nullptr;
 };
 thread_local OwnTasks* own_tasks = nullptr;
 
@@ -213,11 +215,21 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
         state_->shared_count.store(0, std::memory_order_relaxed);
       }
       if (batch.empty() && own.empty()) return;
+      const TaskRing* outer = std::exchange(own_tasks->taken, &batch);
       while (!batch.empty()) RunFront(batch);
+      own_tasks->taken = outer;
       while (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
         RunFront(own);
       }
     }
+  }
+
+  bool NextToRunHere() const override {
+    // The drainer runs the shared list first, then a batch Quiesce took,
+    // then its own list.
+    return own_tasks != nullptr && own_tasks->state == state_.get() && own_tasks->tasks.empty() &&
+           (own_tasks->taken == nullptr || own_tasks->taken->empty()) &&
+           state_->shared_count.load(std::memory_order_relaxed) == 0;
   }
 
   int GetParallelismLevel() const override { return 1; }

@@ -188,6 +188,37 @@ TEST(SingleThreadedWorkQueueTest, AwaitWaitsForOtherThreads) {
   queue->Quiesce();
 }
 
+// NextToRunHere: true only inside a task of the queue with nothing queued
+// that would run before a task it adds now (the shared list, a batch
+// Quiesce took, the thread's own list).
+TEST(SingleThreadedWorkQueueTest, NextToRunHereOnlyWithNothingQueuedBefore) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  EXPECT_FALSE(queue->NextToRunHere());  // not a task
+  std::vector<std::string> seen;
+  auto look = [&](std::string name) {
+    seen.push_back(name + (queue->NextToRunHere() ? "=yes" : "=no"));
+  };
+  queue->AddTask([&] { look("first"); });  // a second task waits in the batch
+  queue->AddTask([&] {
+    look("second");
+    queue->AddTask([&] { look("third"); });
+    look("after adding");
+  });
+  queue->Quiesce();
+  EXPECT_THAT(seen, ElementsAre("first=no", "second=yes", "after adding=no", "third=yes"));
+  // Inside Await, with a task another thread added meanwhile.
+  seen.clear();
+  AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
+  queue->AddTask([&] {
+    look("alone");
+    std::thread([&] { queue->AddTask([&] { value.emplace(1); }); }).join();
+    look("after another thread added");
+  });
+  AsyncValue* values[] = {value.GetAsyncValue()};
+  queue->Await(values);
+  EXPECT_THAT(seen, ElementsAre("alone=yes", "after another thread added=no"));
+}
+
 TEST(SingleThreadedWorkQueueTest, BlockingTasks) {
   auto queue = CreateSingleThreadedWorkQueue();
   int runs = 0;
@@ -271,6 +302,23 @@ TEST(MultiThreadedWorkQueueTest, AwaitBlocksUntilAvailable) {
   }
   queue->Await(pointers);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(values[i].get(), i);
+  queue->Quiesce();
+}
+
+// NextToRunHere on mstd: inside a compute task with nothing else pending
+// (its slot empty, no other task queued or running).
+TEST(MultiThreadedWorkQueueTest, NextToRunHereOnlyWithNothingElsePending) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 2).value();
+  EXPECT_FALSE(queue->NextToRunHere());
+  std::promise<std::vector<bool>> looked;
+  queue->AddTask([&] {
+    std::vector<bool> answers;
+    answers.push_back(queue->NextToRunHere());
+    queue->AddTask([] {});  // waits in this thread's slot
+    answers.push_back(queue->NextToRunHere());
+    looked.set_value(answers);
+  });
+  EXPECT_THAT(looked.get_future().get(), ElementsAre(true, false));
   queue->Quiesce();
 }
 

@@ -69,6 +69,13 @@ class ConcurrentWorkQueue {
   virtual int GetParallelismLevel() const = 0;
   // Whether the calling thread is running one of this queue's tasks.
   virtual bool IsInWorkerThread() const = 0;
+  // Whether a task that the running task added now would be the next one
+  // this queue runs, on this thread, with nothing else queued before it.
+  // A task about to add its continuation as its last act may then run the
+  // continuation itself instead (the executor's deferred steps): the same
+  // work in the same order, without a trip through the queue. False is
+  // always safe (the default).
+  virtual bool NextToRunHere() const { return false; }
 };
 
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
