@@ -656,6 +656,42 @@ TEST_P(SegmentTest, CancelledWhileADeferredStepWaits) {
                                            "error INTERNAL: bad argument"));
 }
 
+// A deferred step's task runs the next step itself only where the queue
+// would run that task next: an Await whose values just became available
+// returns first (single-threaded queue), so what comes after the result
+// (here a frame kernel that counts its runs) runs at the next Quiesce, as
+// kernel by kernel.
+TEST_P(SegmentTest, AwaitReturnsBeforeTheRestOfAChain) {
+  if (std::string_view(GetParam()) != "s") {
+    GTEST_SKIP() << "other threads run the rest of the chain whenever they like";
+  }
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t first = AsyncAdd(f, 0, one);
+  uint32_t value = first;
+  for (int i = 0; i < 50; ++i) value = AsyncAdd(f, value, one);
+  f.AddKernel("test.counted_add_one").AddArgument(value).AddResult("i32");
+  f.Return({first});
+  auto program = Load(writer);
+  const Function* function = program->GetFunction("f");
+  for (bool per_kernel : {false, true}) {
+    RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
+    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
+    ExecutionContext context(request.CopyRef());
+    std::vector<RCReference<AsyncValue>> results(1);
+    AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(1);
+    AsyncValue* arguments[] = {x.GetAsyncValue()};
+    test_runs = 0;
+    function->Execute(context, arguments, results);
+    host_->Await(results);
+    EXPECT_EQ(Describe(results[0]), "2") << per_kernel;
+    EXPECT_EQ(test_runs.load(), 0) << per_kernel;
+    host_->Quiesce();
+    EXPECT_EQ(test_runs.load(), 1) << per_kernel;
+  }
+}
+
 // Many executions of a chain of deferred steps with a fan-out on other
 // streams, from several threads at once (TSan: the payload a step's task
 // writes is read by the next part and by kernels on other threads only

@@ -107,6 +107,9 @@ struct OwnTasks {
   OwnTasks* interrupted;
   // Tasks Quiesce took from the shared list and runs before `tasks`.
   const TaskRing* taken = nullptr;
+  // The innermost drain's count of values it awaits (null: Quiesce, which
+  // runs until nothing is queued): at zero it returns before the next task.
+  const std::atomic<int>* awaiting = nullptr;
 };
 thread_local OwnTasks* own_tasks = nullptr;
 
@@ -114,16 +117,19 @@ thread_local OwnTasks* own_tasks = nullptr;
 // one already: a nested drain of the same queue shares the outer list).
 class Draining {
  public:
-  explicit Draining(State* state) {
+  // `awaiting`: what this drain waits for (see OwnTasks::awaiting).
+  Draining(State* state, const std::atomic<int>* awaiting) {
     if (own_tasks != nullptr && own_tasks->state == state) {
       tasks_ = own_tasks;
-      return;
+    } else {
+      frame_.emplace(state, own_tasks);
+      tasks_ = &*frame_;
+      own_tasks = tasks_;
     }
-    frame_.emplace(state, own_tasks);
-    tasks_ = &*frame_;
-    own_tasks = tasks_;
+    outer_awaiting_ = std::exchange(tasks_->awaiting, awaiting);
   }
   ~Draining() {
+    tasks_->awaiting = outer_awaiting_;
     if (!frame_) return;
     own_tasks = frame_->interrupted;
     if (frame_->tasks.empty()) return;
@@ -140,6 +146,7 @@ class Draining {
  private:
   std::optional<OwnTasks> frame_;
   OwnTasks* tasks_;
+  const std::atomic<int>* outer_awaiting_ = nullptr;
 };
 
 class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
@@ -182,7 +189,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
         state->changed.notify_all();
       });
     }
-    Draining draining(state_.get());
+    Draining draining(state_.get(), waiting.get());
     TaskRing& own = draining.tasks();
     while (waiting->load(std::memory_order_acquire) != 0) {
       if (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
@@ -205,7 +212,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   void Quiesce() override {
-    Draining draining(state_.get());
+    Draining draining(state_.get(), nullptr);
     TaskRing& own = draining.tasks();
     while (true) {
       TaskRing batch;
@@ -226,9 +233,12 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
 
   bool NextToRunHere() const override {
     // The drainer runs the shared list first, then a batch Quiesce took,
-    // then its own list.
+    // then its own list; an Await whose values are all available returns
+    // before running another task.
     return own_tasks != nullptr && own_tasks->state == state_.get() && own_tasks->tasks.empty() &&
            (own_tasks->taken == nullptr || own_tasks->taken->empty()) &&
+           (own_tasks->awaiting == nullptr ||
+            own_tasks->awaiting->load(std::memory_order_acquire) != 0) &&
            state_->shared_count.load(std::memory_order_relaxed) == 0;
   }
 

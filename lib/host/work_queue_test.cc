@@ -217,6 +217,19 @@ TEST(SingleThreadedWorkQueueTest, NextToRunHereOnlyWithNothingQueuedBefore) {
   AsyncValue* values[] = {value.GetAsyncValue()};
   queue->Await(values);
   EXPECT_THAT(seen, ElementsAre("alone=yes", "after another thread added=no"));
+  // An Await whose values are all available returns before the next task:
+  // a task it runs is then not followed by another.
+  seen.clear();
+  AsyncValueRef<int> awaited = MakeUnconstructedAsyncValueRef<int>();
+  queue->AddTask([&] {
+    look("before the value");
+    awaited.emplace(2);
+    look("after the value");
+  });
+  AsyncValue* awaited_values[] = {awaited.GetAsyncValue()};
+  queue->Await(awaited_values);
+  EXPECT_THAT(seen, ElementsAre("before the value=yes", "after the value=no"));
+  queue->Quiesce();
 }
 
 TEST(SingleThreadedWorkQueueTest, BlockingTasks) {
