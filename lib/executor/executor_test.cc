@@ -477,6 +477,21 @@ class SegmentTest : public testing::ExecutorFixture {
     const BefFile& file = program.file();
     return ExecutionPlan(**file.GetFunctionInfo(file.FindFunction("f")->index), &file);
   }
+  // Starts f(x) without waiting (kernel by kernel under a budget when
+  // `per_kernel`): its results, as yet unavailable ones included.
+  std::vector<RCReference<AsyncValue>> Start(const BefProgram& program, int32_t x,
+                                             bool per_kernel,
+                                             RCReference<RequestContext>& request) {
+    const Function* function = program.GetFunction("f");
+    request = RequestContext::Create(host_.get(), nullptr);
+    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
+    ExecutionContext context(request.CopyRef());
+    std::vector<RCReference<AsyncValue>> results(function->num_results());
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    AsyncValue* arguments[] = {argument.GetAsyncValue()};
+    function->Execute(context, arguments, results);
+    return results;
+  }
   static uint32_t AsyncAdd(BefWriter::Function& f, uint32_t a, uint32_t b) {
     return f.AddKernel("tfrt_test.async_add.i32").AddArgument(a).AddArgument(b).AddResult("i32");
   }
@@ -626,15 +641,9 @@ TEST_P(SegmentTest, CancelledWhileADeferredStepWaits) {
   }
   f.Return({first, value});
   auto program = Load(writer);
-  const Function* function = program->GetFunction("f");
   for (bool per_kernel : {false, true}) {
-    RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
-    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
-    ExecutionContext context(request.CopyRef());
-    std::vector<RCReference<AsyncValue>> results(2);
-    AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(1);
-    AsyncValue* arguments[] = {x.GetAsyncValue()};
-    function->Execute(context, arguments, results);
+    RCReference<RequestContext> request;
+    std::vector<RCReference<AsyncValue>> results = Start(*program, 1, per_kernel, request);
     request->Cancel();
     host_->Await(results);
     host_->Quiesce();
@@ -674,16 +683,10 @@ TEST_P(SegmentTest, AwaitReturnsBeforeTheRestOfAChain) {
   f.AddKernel("test.counted_add_one").AddArgument(value).AddResult("i32");
   f.Return({first});
   auto program = Load(writer);
-  const Function* function = program->GetFunction("f");
   for (bool per_kernel : {false, true}) {
-    RCReference<RequestContext> request = RequestContext::Create(host_.get(), nullptr);
-    if (per_kernel) request->SetKernelBudget(int64_t{1} << 40);
-    ExecutionContext context(request.CopyRef());
-    std::vector<RCReference<AsyncValue>> results(1);
-    AsyncValueRef<int32_t> x = MakeAvailableAsyncValueRef<int32_t>(1);
-    AsyncValue* arguments[] = {x.GetAsyncValue()};
     test_runs = 0;
-    function->Execute(context, arguments, results);
+    RCReference<RequestContext> request;
+    std::vector<RCReference<AsyncValue>> results = Start(*program, 1, per_kernel, request);
     host_->Await(results);
     EXPECT_EQ(Describe(results[0]), "2") << per_kernel;
     EXPECT_EQ(test_runs.load(), 0) << per_kernel;
