@@ -95,7 +95,6 @@ class KernelStack {
   uint32_t inline_[kInline];
 };
 
-// The kernels ready to run in one processing loop (§5.1).
 // Where a segment resumes after a deferred step (ResumeAfterDeferred).
 struct DeferredResume {
   uint32_t segment = 0;
@@ -106,6 +105,7 @@ struct DeferredResume {
   bool held = false;
 };
 
+// The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
   explicit ReadyQueue(uint32_t stream) : stream(stream) {}
   uint32_t stream;
@@ -391,6 +391,11 @@ class Invocation {
   void ResumeAfterDeferred(DeferredResume resume);
   // Enqueues the task of a deferred step.
   void EnqueueResume(const DeferredResume& resume);
+  // A cursor over the segments' lines and this execution's payloads.
+  LineCursor SegmentCursor() const {
+    return LineCursor(plan_->segment_line.data(), plan_->segment_operands.data(),
+                      attribute_pool_, payloads_);
+  }
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.
   uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
@@ -792,8 +797,7 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   }
   if (segment.num_deferred == 0 && segment.num_checks == 0 &&
       segment.end - segment.begin <= kCancellationInterval) [[likely]] {
-    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
-                            attribute_pool_, payloads_);
+    const LineCursor cursor = SegmentCursor();
     cursor.Run(segment.begin, segment.end);
     ReleaseSegmentInputs(segment);
     ExportStraight(queue, segment, segment.first_export, segment.end);
@@ -810,8 +814,7 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
                             : segment.end;
   uint32_t reached = position;
   if (position < stop) {
-    const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
-                            attribute_pool_, payloads_);
+    const LineCursor cursor = SegmentCursor();
     reached = RunSegmentBlocks(cursor, segment, position, stop);
   }
   if (reached != stop) [[unlikely]] {
@@ -849,8 +852,7 @@ void Invocation::EnqueueResume(const DeferredResume& resume) {
 void Invocation::ResumeAfterDeferred(DeferredResume resume) {
   Invocation* previous = current_invocation;
   current_invocation = this;
-  const LineCursor cursor(plan_->segment_line.data(), plan_->segment_operands.data(),
-                          attribute_pool_, payloads_);
+  const LineCursor cursor = SegmentCursor();
   while (true) {
     ReadyQueue ready(resume.stream);
     DeferredResume next;
