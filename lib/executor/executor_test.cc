@@ -1,6 +1,7 @@
 // The executor on programs built with BefWriter: dataflow shapes, async
 // kernels, errors, cancellation, sync and native functions, calls, deep
 // recursion and long chains on the default stack, and concurrent executions.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -62,7 +63,17 @@ RCReference<AsyncValue> ThreadFail(Argument<int32_t>) {
   }).detach();
   return result.ReleaseRCRef();
 }
+// Appends its operand to `logged` (an effect: runs through its frame), so
+// a test sees the order kernels ran in.
+std::mutex logged_mutex;
+std::vector<int32_t> logged;
+int32_t LoggedAddOne(Argument<int32_t> x, AsyncKernelFrame*) {
+  std::lock_guard<std::mutex> lock(logged_mutex);
+  logged.push_back(*x);
+  return *x + 1;
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.logged_add_one", BEF_KERNEL(LoggedAddOne));
   registry->AddKernel("test.thread_fail", BEF_KERNEL(ThreadFail));
   registry->AddKernel("test.cancel_and_add_one", BEF_KERNEL(CancelAndAddOne));
   registry->AddKernel("test.forward", BEF_KERNEL(Forward));
@@ -692,6 +703,76 @@ TEST_P(SegmentTest, AwaitReturnsBeforeTheRestOfAChain) {
     EXPECT_EQ(test_runs.load(), 0) << per_kernel;
     host_->Quiesce();
     EXPECT_EQ(test_runs.load(), 1) << per_kernel;
+  }
+}
+
+// A fan-out of deferred steps: the steps a processing loop reaches back to
+// back run from one task (at most 64 per task), which is where their own
+// tasks would have run; an async kernel through its frame among them sends
+// them to the queue before its own task. Each result is read by a frame
+// kernel that logs it and by an add tree: the same results and, on the
+// single-threaded queue, the same order of the logging kernels as kernel
+// by kernel.
+TEST_P(SegmentTest, FanOutOfDeferredStepsRunsInTheDataflowOrder) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  constexpr int kSteps = 300;
+  std::vector<uint32_t> sums;
+  uint32_t last_logged = 0;
+  for (int i = 0; i < kSteps; ++i) {
+    const uint32_t stream = i < 200 ? 1 : 2 + i % 3;  // 200 from one loop
+    uint32_t c = f.AddKernel("tfrt.constant.i32").set_stream(stream)
+                     .AddAttribute(BefAttribute::I32(i * 1000), "value").AddResult("i32");
+    uint32_t a = f.AddKernel("tfrt_test.async_add.i32").set_stream(stream).AddArgument(0)
+                     .AddArgument(c).AddResult("i32");
+    last_logged = f.AddKernel("test.logged_add_one").set_stream(stream).AddArgument(a)
+                      .AddResult("i32");
+    sums.push_back(a);
+    if (i % 5 == 0) {
+      // An async kernel through its frame (it enqueues its own task) in
+      // the same loop: the steps reached before it are enqueued first.
+      uint32_t minus = f.AddKernel("tfrt.constant.i32").set_stream(stream)
+                           .AddAttribute(BefAttribute::I32(-i), "value").AddResult("i32");
+      uint32_t copied = f.AddKernel("tfrt_test.async_copy_2.i32").set_stream(stream)
+                            .AddArgument(minus).AddResult("i32");
+      f.AddKernel("test.logged_add_one").set_stream(stream).AddArgument(copied).AddResult("i32");
+    }
+  }
+  while (sums.size() > 1) {
+    std::vector<uint32_t> next;
+    for (size_t i = 0; i + 1 < sums.size(); i += 2) next.push_back(Add(f, sums[i], sums[i + 1]));
+    if (sums.size() % 2) next.push_back(sums.back());
+    sums = std::move(next);
+  }
+  f.Return({sums[0], last_logged});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_EQ(plan.segment_deferred.size(), size_t{kSteps});
+  for (int32_t x : {0, 3}) {
+    std::vector<int32_t> order[2];
+    Outcome outcome;
+    for (bool per_kernel : {false, true}) {
+      {
+        std::lock_guard<std::mutex> lock(logged_mutex);
+        logged.clear();
+      }
+      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+      outcome = RunOnce(*program, {argument.GetAsyncValue()}, per_kernel);
+      std::lock_guard<std::mutex> lock(logged_mutex);
+      order[per_kernel] = logged;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < kSteps; ++i) total += x + i * 1000;
+    EXPECT_THAT(outcome.results,
+                ElementsAre(absl::StrCat(total), absl::StrCat(x + (kSteps - 1) * 1000 + 1)));
+    ASSERT_EQ(order[0].size(), size_t{kSteps + kSteps / 5});
+    if (std::string_view(GetParam()) == "s") {
+      EXPECT_EQ(order[0], order[1]);
+    } else {
+      std::sort(order[0].begin(), order[0].end());
+      std::sort(order[1].begin(), order[1].end());
+      EXPECT_EQ(order[0], order[1]);
+    }
   }
 }
 

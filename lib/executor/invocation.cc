@@ -95,15 +95,24 @@ class KernelStack {
   uint32_t inline_[kInline];
 };
 
-// Where a segment resumes after a deferred step (ResumeAfterDeferred).
+// Where a segment resumes after a deferred step (RunDeferredSteps).
 struct DeferredResume {
   uint32_t segment = 0;
   uint32_t position = 0;  // of the step
   uint32_t next_export = 0;
   uint32_t deferred = 0;  // the step's index in segment_deferred
   uint32_t stream = 0;
-  bool held = false;
 };
+// Deferred steps reached one after another and not enqueued yet. Their
+// tasks would be consecutive in the work queue, so one task runs them in
+// order (§14.4): they go to the work queue together right before the
+// thread enqueues anything else or runs anything that might, or when the
+// processing loop ends, which is where their own tasks would have gone.
+// One inline: a lone step costs no allocation.
+using DeferredSteps = absl::InlinedVector<DeferredResume, 1>;
+// The most deferred steps one task runs: the rest go in the next task, so
+// on a queue of several threads a long fan-out still spreads out.
+constexpr size_t kMaxDeferredStepsPerTask = 64;
 
 // The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
@@ -112,10 +121,11 @@ struct ReadyQueue {
   KernelStack inline_kernels;
   // Inline storage for the usual few (no heap block per processing loop).
   absl::InlinedVector<uint32_t, 16> outline_kernels;
-  // Set by a deferred step's task: a deferred step reached when nothing
-  // else is left to run in this loop is held here, not enqueued, so the
-  // task may run it next itself (ResumeAfterDeferred).
-  DeferredResume* tail = nullptr;
+  // The deferred steps this loop reached and has not enqueued: its own, or
+  // (in the task running deferred steps) the task's, which decides where
+  // they run when it ends (RunDeferredSteps).
+  DeferredSteps own_steps;
+  DeferredSteps* steps = &own_steps;
 };
 
 class Invocation {
@@ -381,16 +391,21 @@ class Invocation {
   // Runs segment `segment` on the straight line from `position` (the
   // kernels before it ran, their exports done before `next_export`) to
   // its next deferred step, segment_deferred[next_deferred], or its end;
-  // does their exports, then enqueues the deferred step's task
-  // (ResumeAfterDeferred) or, at the end, releases the segment's inputs.
+  // does their exports, then adds the deferred step to the loop's pending
+  // steps (RunDeferredSteps) or, at the end, releases the segment's inputs.
   void ContinueSegment(ReadyQueue& queue, uint32_t segment, uint32_t position,
                        uint32_t next_export, uint32_t next_deferred);
-  // The task of a deferred step: runs it, then the segment from the next
-  // kernel on; runs the next deferred step too, and so on, while each is
-  // the last thing left and the work queue would run its task next here.
-  void ResumeAfterDeferred(DeferredResume resume);
-  // Enqueues the task of a deferred step.
-  void EnqueueResume(const DeferredResume& resume);
+  // The task of consecutive deferred steps: runs each, then its segment
+  // from the next kernel on; then the steps those reached, and so on,
+  // while the work queue would run their task next here anyway.
+  void RunDeferredSteps(DeferredSteps steps);
+  // Enqueues one task for `steps` (left empty).
+  void EnqueueSteps(DeferredSteps& steps);
+  // Enqueues the loop's pending deferred steps: before anything else is
+  // enqueued or anything runs that might enqueue.
+  [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
+    if (!queue.steps->empty()) [[unlikely]] EnqueueSteps(*queue.steps);
+  }
   // A cursor over the segments' lines and this execution's payloads.
   LineCursor SegmentCursor() const {
     return LineCursor(plan_->segment_line.data(), plan_->segment_operands.data(),
@@ -680,7 +695,10 @@ void Invocation::Process(ReadyQueue& queue) {
 void Invocation::ProcessQueue(ReadyQueue& queue) {
   while (true) {
     if (queue.inline_kernels.empty()) {
-      if (queue.outline_kernels.empty()) return;
+      if (queue.outline_kernels.empty()) {
+        if (!queue.own_steps.empty()) EnqueueSteps(queue.own_steps);
+        return;
+      }
       // Switch to the stream of the first outline kernel: its kernels
       // become the inline ones, the others stay outline, both in order (one
       // pass, no temporary buffer).
@@ -702,8 +720,10 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
 }
 
 void Invocation::FlushOutline(ReadyQueue& queue) {
-  // One work-queue task per other stream, in ascending stream order; each
-  // stream's kernels in the order they became ready.
+  // The deferred steps reached before, then one work-queue task per other
+  // stream, in ascending stream order; each stream's kernels in the order
+  // they became ready.
+  FlushSteps(queue);
   auto& outline = queue.outline_kernels;
   if (outline.size() <= 32) {
     // Usually one kernel, or a few: an insertion sort in place.
@@ -717,15 +737,28 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
       outline[j] = kernel;
     }
   } else {
-    // A value with users on many streams: sort (stream, position) keys,
-    // which keeps each stream's order without a merge sort's buffer.
-    std::vector<uint64_t> keys(outline.size());
-    for (size_t i = 0; i < outline.size(); ++i) {
-      keys[i] = uint64_t{plan_->schedule[outline[i]].stream} << 32 | i;
+    // A value with users on many streams (a fan-out: thousands): a
+    // counting sort by stream, stable, in two passes.
+    uint32_t max_stream = 0;
+    for (uint32_t kernel : outline) {
+      max_stream = std::max(max_stream, plan_->schedule[kernel].stream);
     }
     std::vector<uint32_t> order(outline.begin(), outline.end());
-    std::sort(keys.begin(), keys.end());
-    for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
+    if (max_stream <= 8 * outline.size()) {
+      std::vector<uint32_t> starts(size_t{max_stream} + 2, 0);
+      for (uint32_t kernel : order) ++starts[plan_->schedule[kernel].stream + 1];
+      for (size_t i = 1; i < starts.size(); ++i) starts[i] += starts[i - 1];
+      for (uint32_t kernel : order) outline[starts[plan_->schedule[kernel].stream]++] = kernel;
+    } else {
+      // Sparse stream numbers: sort (stream, position) keys, which keeps
+      // each stream's order without a merge sort's buffer.
+      std::vector<uint64_t> keys(outline.size());
+      for (size_t i = 0; i < outline.size(); ++i) {
+        keys[i] = uint64_t{plan_->schedule[outline[i]].stream} << 32 | i;
+      }
+      std::sort(keys.begin(), keys.end());
+      for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
+    }
   }
   // The kernels of the groups of several, in one block the tasks share.
   std::shared_ptr<const uint32_t[]> block;
@@ -767,6 +800,9 @@ void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
   if (segment != ExecutionPlan::kNoSegment) {
     RunSegment(queue, segment);
   } else {
+    // The kernel may enqueue work (or make values available whose waiters
+    // do): the deferred steps reached before it go first.
+    FlushSteps(queue);
     RunFrameKernel(queue, k);
   }
 }
@@ -832,53 +868,55 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
     next_export = ExportStraight(queue, segment, next_export, stop);
   }
   // The deferred step is the next kernel to run: first the other streams'
-  // ready kernels go to the work queue, then its task.
+  // ready kernels go to the work queue, then its task (with the steps
+  // reached before it, if nothing was enqueued in between).
   if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  const DeferredResume resume{s, stop, next_export, next_deferred, queue.stream, true};
-  if (queue.tail != nullptr && !queue.tail->held && queue.inline_kernels.empty()) {
-    // The last thing this loop does: its task decides (ResumeAfterDeferred).
-    *queue.tail = resume;
-    return;
-  }
-  EnqueueResume(resume);
+  queue.steps->push_back(DeferredResume{s, stop, next_export, next_deferred, queue.stream});
+  if (queue.steps->size() == kMaxDeferredStepsPerTask) EnqueueSteps(*queue.steps);
 }
 
-void Invocation::EnqueueResume(const DeferredResume& resume) {
+void Invocation::EnqueueSteps(DeferredSteps& steps) {
   BecomeConcurrent();
   AddRef();  // dropped when the task has run
-  context_->host()->EnqueueWork([this, resume] { ResumeAfterDeferred(resume); });
+  context_->host()->EnqueueWork(
+      [this, steps = std::move(steps)]() mutable { RunDeferredSteps(std::move(steps)); });
+  steps.clear();
 }
 
-void Invocation::ResumeAfterDeferred(DeferredResume resume) {
+void Invocation::RunDeferredSteps(DeferredSteps steps) {
   Invocation* previous = current_invocation;
   current_invocation = this;
   const LineCursor cursor = SegmentCursor();
   while (true) {
-    ReadyQueue ready(resume.stream);
-    DeferredResume next;
-    ready.tail = &next;
-    // The step itself: its operands are the segment's payloads, written
-    // before its task was enqueued.
-    cursor.Run(resume.position);
-    if (policy_.DirectKernelsAllowed()) [[likely]] {
-      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                      resume.deferred + 1);
-    } else {
-      // Cancelled, budgeted or traced since the segment began: its exports
-      // and the kernels after it one by one.
-      SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
+    // The steps the ones below reach, in the order their tasks would have
+    // been enqueued (anything else enqueued meanwhile sends them first).
+    DeferredSteps reached;
+    for (const DeferredResume& resume : steps) {
+      ReadyQueue ready(resume.stream);
+      ready.steps = &reached;
+      // The step itself: its operands are the segment's payloads, written
+      // before its task was enqueued.
+      cursor.Run(resume.position);
+      if (policy_.DirectKernelsAllowed()) [[likely]] {
+        ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                        resume.deferred + 1);
+      } else {
+        // Cancelled, budgeted or traced since the segment began: its
+        // exports and the kernels after it one by one.
+        SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
+      }
+      ProcessQueue(ready);
     }
-    ProcessQueue(ready);
-    if (!next.held) break;
-    // The next deferred step was the loop's last act. When its task would
-    // be the next one the queue runs, here, with nothing queued before it
-    // (a chain of async kernels), run it now: the same order, no trip
-    // through the queue, no keep-alive count per step.
+    if (reached.empty()) break;
+    // The steps reached were the last acts. When their task would be the
+    // next one the queue runs, here, with nothing queued before it (a chain
+    // of async kernels), run them now: the same order, no trip through the
+    // queue, no keep-alive count per step.
     if (!context_->host()->work_queue().NextToRunHere()) {
-      EnqueueResume(next);
+      EnqueueSteps(reached);
       break;
     }
-    resume = next;
+    steps = std::move(reached);
   }
   current_invocation = previous;
   DropRef();
@@ -904,6 +942,8 @@ uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segm
       exporting = out.position;
     }
     if (out.needs_value) {
+      // A function result's placeholder runs its waiters when forwarded.
+      if (registers_[out.reg].value != nullptr) FlushSteps(queue);
       Publish(out.reg, TakeRef(plan_->register_boxers[out.reg](payloads_[out.reg].bytes)));
     }
     for (uint32_t t = 0; t < out.num_targets; ++t) DecrementReadyCount(queue, targets[t]);
@@ -913,6 +953,8 @@ uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segm
 
 void Invocation::SegmentFrom(ReadyQueue& queue, uint32_t s, uint32_t position,
                              uint32_t next_export) {
+  // Its kernels run through their frames, which may enqueue work.
+  FlushSteps(queue);
   // Kernels before `position` ran on the straight line.
   const ExecutionPlan::Segment& segment = plan_->segments[s];
   for (uint32_t before = segment.begin; before < position; ++before) {
