@@ -887,13 +887,15 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   Invocation* previous = current_invocation;
   current_invocation = this;
   const LineCursor cursor = SegmentCursor();
+  // The steps the running ones reach, in the order their tasks would have
+  // been enqueued (anything else enqueued meanwhile sends them first).
+  DeferredSteps reached;
+  DeferredSteps* running = &steps;
+  DeferredSteps* next = &reached;
   while (true) {
-    // The steps the ones below reach, in the order their tasks would have
-    // been enqueued (anything else enqueued meanwhile sends them first).
-    DeferredSteps reached;
-    for (const DeferredResume& resume : steps) {
+    for (const DeferredResume& resume : *running) {
       ReadyQueue ready(resume.stream);
-      ready.steps = &reached;
+      ready.steps = next;
       // The step itself: its operands are the segment's payloads, written
       // before its task was enqueued.
       cursor.Run(resume.position);
@@ -907,16 +909,17 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
       }
       ProcessQueue(ready);
     }
-    if (reached.empty()) break;
+    if (next->empty()) break;
     // The steps reached were the last acts. When their task would be the
     // next one the queue runs, here, with nothing queued before it (a chain
     // of async kernels), run them now: the same order, no trip through the
     // queue, no keep-alive count per step.
     if (!context_->host()->work_queue().NextToRunHere()) {
-      EnqueueSteps(reached);
+      EnqueueSteps(*next);
       break;
     }
-    steps = std::move(reached);
+    running->clear();
+    std::swap(running, next);
   }
   current_invocation = previous;
   DropRef();
