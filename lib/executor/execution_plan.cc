@@ -776,7 +776,8 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
         static_cast<uint32_t>(segment_deferred.size()) - segment.first_deferred;
     for (uint32_t reg : inputs) {
       const uint16_t type = input_of(s, reg)->second;
-      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type)});
+      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type),
+                                shared_register[reg] != 0});
       input_uses[reg] = 0;
     }
     segment.num_inputs = static_cast<uint32_t>(segment_inputs.size()) - segment.first_input;

@@ -250,12 +250,14 @@ struct ExecutionPlan {
   // head): `uses` operand uses by its kernels, read as payload `type`
   // (kAnyOperandType: not read as a payload, only waited for).
   // `by_reference`: read by reference (its payload register holds the
-  // payload's address; DirectKernel::reference_operands).
+  // payload's address; DirectKernel::reference_operands). `shared`: one of
+  // the shared_registers (no use count to release).
   struct SegmentInput {
     uint32_t reg;
     uint32_t uses;
     uint16_t type;
     bool by_reference;
+    bool shared;
   };
   // A register a segment's kernel at `position` (in segment_kernels)
   // produces and something outside the segment reads: the users to notify

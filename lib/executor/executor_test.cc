@@ -707,7 +707,7 @@ TEST_P(SegmentTest, AwaitReturnsBeforeTheRestOfAChain) {
 }
 
 // A fan-out of deferred steps: the steps a processing loop reaches back to
-// back run from one task (at most 64 per task), which is where their own
+// back run from one task (at most 48 per task), which is where their own
 // tasks would have run; an async kernel through its frame among them sends
 // them to the queue before its own task. Each result is read by a frame
 // kernel that logs it and by an add tree: the same results and, on the

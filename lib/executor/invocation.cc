@@ -111,8 +111,9 @@ struct DeferredResume {
 // One inline: a lone step costs no allocation.
 using DeferredSteps = absl::InlinedVector<DeferredResume, 1>;
 // The most deferred steps one task runs: the rest go in the next task, so
-// on a queue of several threads a long fan-out still spreads out.
-constexpr size_t kMaxDeferredStepsPerTask = 64;
+// on a queue of several threads a long fan-out still spreads out. 48 steps
+// (960 bytes) fit one of malloc's per-thread cached blocks.
+constexpr size_t kMaxDeferredStepsPerTask = 48;
 
 // The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
@@ -812,24 +813,22 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   const ExecutionPlan::SegmentInput* inputs =
       plan_->segment_inputs.data() + segment.first_input;
   // Every input (an operand of the head) has arrived, as the head's ready
-  // count says, and is available (DecrementUsers waits for that).
+  // count says, and is available (DecrementUsers waits for that). Payloads
+  // loaded before an input that sends the segment one by one stay unread.
   bool straight = policy_.DirectKernelsAllowed();
   for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
     const AsyncValue* value = registers_[inputs[i].reg].value;
     if (value == nullptr) continue;  // another segment's payload
     BEF_DEBUG_CHECK(value->IsAvailable(), "a segment started before its inputs");
-    straight = !value->IsError() &&
-               (inputs[i].type == kAnyOperandType || value->type_id() == inputs[i].type);
+    const uint16_t type = inputs[i].type;
+    straight = !value->IsError() && (type == kAnyOperandType || value->type_id() == type);
+    if (straight && type != kAnyOperandType) {
+      LoadInputPayload(inputs[i].reg, value, inputs[i].by_reference);
+    }
   }
   if (!straight) [[unlikely]] {
     SegmentFrom(queue, s, segment.begin, segment.first_export);
     return;
-  }
-  for (uint32_t i = 0; i < segment.num_inputs; ++i) {
-    const AsyncValue* value = registers_[inputs[i].reg].value;
-    if (value != nullptr && inputs[i].type != kAnyOperandType) {
-      LoadInputPayload(inputs[i].reg, value, inputs[i].by_reference);
-    }
   }
   if (segment.num_deferred == 0 && segment.num_checks == 0 &&
       segment.end - segment.begin <= kCancellationInterval) [[likely]] {
@@ -871,8 +870,16 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
   // ready kernels go to the work queue, then its task (with the steps
   // reached before it, if nothing was enqueued in between).
   if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  queue.steps->push_back(DeferredResume{s, stop, next_export, next_deferred, queue.stream});
-  if (queue.steps->size() == kMaxDeferredStepsPerTask) EnqueueSteps(*queue.steps);
+  const DeferredResume step{s, stop, next_export, next_deferred, queue.stream};
+  DeferredSteps& steps = *queue.steps;
+  if (steps.empty()) {
+    steps.push_back(step);  // inline: no allocation
+    return;
+  }
+  // A second step: room for a task's worth at once (one heap block).
+  if (steps.size() == 1) [[unlikely]] steps.reserve(kMaxDeferredStepsPerTask);
+  steps.push_back(step);
+  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
 }
 
 void Invocation::EnqueueSteps(DeferredSteps& steps) {
@@ -998,7 +1005,9 @@ void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
       plan_->segment_inputs.data() + segment.first_input;
   for (uint32_t i = 0; i < segment.num_inputs; ++i) {
     // A value holds a reference for each of the segment's uses.
-    if (registers_[inputs[i].reg].value != nullptr) ReleaseUse(inputs[i].reg, inputs[i].uses);
+    if (!inputs[i].shared && registers_[inputs[i].reg].value != nullptr) {
+      ReleaseUse(inputs[i].reg, inputs[i].uses);
+    }
   }
 }
 
