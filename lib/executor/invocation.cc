@@ -414,7 +414,7 @@ class Invocation {
   }
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.
-  uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
+  [[gnu::always_inline]] uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
                           uint32_t next_export, uint32_t end);
   // Runs the segment's kernels from `position` on one by one (the ones
   // before it ran on the straight line, their exports done before
@@ -425,7 +425,7 @@ class Invocation {
   // dataflow path does when they end.
   void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
   // The segment's uses of its inputs are over.
-  void ReleaseSegmentInputs(const ExecutionPlan::Segment& segment);
+  [[gnu::always_inline]] void ReleaseSegmentInputs(const ExecutionPlan::Segment& segment);
   // Kernel `position`'s uses of values from outside its segment are over.
   void ReleaseKernelInputs(uint32_t segment, uint32_t position);
   // Sends the outline kernels to the work queue, one task per stream in
@@ -932,7 +932,7 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   DropRef();
 }
 
-uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
+inline uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
                                     uint32_t next_export, uint32_t end) {
   // What the dataflow path does as each kernel ends: box what frame kernels
   // read or the function returns, decrement the users outside the segment;
@@ -1000,7 +1000,7 @@ uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
   return position;
 }
 
-void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
+inline void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
   const ExecutionPlan::SegmentInput* inputs =
       plan_->segment_inputs.data() + segment.first_input;
   for (uint32_t i = 0; i < segment.num_inputs; ++i) {
