@@ -774,11 +774,14 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     segment.num_checks = static_cast<uint32_t>(segment_checks.size()) - segment.first_check;
     segment.num_deferred =
         static_cast<uint32_t>(segment_deferred.size()) - segment.first_deferred;
+    // Inputs with a use count first, shared registers last.
+    std::stable_partition(inputs.begin(), inputs.end(),
+                          [&](uint32_t reg) { return shared_register[reg] == 0; });
     for (uint32_t reg : inputs) {
       const uint16_t type = input_of(s, reg)->second;
-      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type),
-                                shared_register[reg] != 0});
+      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type)});
       input_uses[reg] = 0;
+      if (shared_register[reg] == 0) ++segment.num_counted_inputs;
     }
     segment.num_inputs = static_cast<uint32_t>(segment_inputs.size()) - segment.first_input;
     // Per kernel in order, what the dataflow path does when it ends:

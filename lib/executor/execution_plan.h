@@ -243,6 +243,9 @@ struct ExecutionPlan {
     uint32_t num_deferred = 0;
     uint32_t first_input = 0;
     uint32_t num_inputs = 0;
+    // The first inputs, those with a use count to release: the others are
+    // shared_registers (their values stay to the end).
+    uint32_t num_counted_inputs = 0;
     uint32_t first_export = 0;
     uint32_t num_exports = 0;
   };
@@ -250,14 +253,12 @@ struct ExecutionPlan {
   // head): `uses` operand uses by its kernels, read as payload `type`
   // (kAnyOperandType: not read as a payload, only waited for).
   // `by_reference`: read by reference (its payload register holds the
-  // payload's address; DirectKernel::reference_operands). `shared`: one of
-  // the shared_registers (no use count to release).
+  // payload's address; DirectKernel::reference_operands).
   struct SegmentInput {
     uint32_t reg;
     uint32_t uses;
     uint16_t type;
     bool by_reference;
-    bool shared;
   };
   // A register a segment's kernel at `position` (in segment_kernels)
   // produces and something outside the segment reads: the users to notify

@@ -816,10 +816,14 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   // count says, and is available (DecrementUsers waits for that). Payloads
   // loaded before an input that sends the segment one by one stay unread.
   bool straight = policy_.DirectKernelsAllowed();
+  // Whether an input with a use count holds a value (else there is nothing
+  // to release: registers of segments' payloads get no value later).
+  bool counted_values = false;
   for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
     const AsyncValue* value = registers_[inputs[i].reg].value;
     if (value == nullptr) continue;  // another segment's payload
     BEF_DEBUG_CHECK(value->IsAvailable(), "a segment started before its inputs");
+    counted_values |= i < segment.num_counted_inputs;
     const uint16_t type = inputs[i].type;
     straight = !value->IsError() && (type == kAnyOperandType || value->type_id() == type);
     if (straight && type != kAnyOperandType) {
@@ -834,7 +838,7 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
       segment.end - segment.begin <= kCancellationInterval) [[likely]] {
     const LineCursor cursor = SegmentCursor();
     cursor.Run(segment.begin, segment.end);
-    ReleaseSegmentInputs(segment);
+    if (counted_values) ReleaseSegmentInputs(segment);
     ExportStraight(queue, segment, segment.first_export, segment.end);
     return;
   }
@@ -899,10 +903,12 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   DeferredSteps reached;
   DeferredSteps* running = &steps;
   DeferredSteps* next = &reached;
+  // One processing loop's queue for all of them: empty again after each.
+  ReadyQueue ready(0);
   while (true) {
+    ready.steps = next;
     for (const DeferredResume& resume : *running) {
-      ReadyQueue ready(resume.stream);
-      ready.steps = next;
+      ready.stream = resume.stream;
       // The step itself: its operands are the segment's payloads, written
       // before its task was enqueued.
       cursor.Run(resume.position);
@@ -932,8 +938,9 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   DropRef();
 }
 
-inline uint32_t Invocation::ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
-                                    uint32_t next_export, uint32_t end) {
+inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,
+                                           const ExecutionPlan::Segment& segment,
+                                           uint32_t next_export, uint32_t end) {
   // What the dataflow path does as each kernel ends: box what frame kernels
   // read or the function returns, decrement the users outside the segment;
   // before the next kernel runs, send other streams' ready kernels to the
@@ -1003,11 +1010,9 @@ uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
 inline void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
   const ExecutionPlan::SegmentInput* inputs =
       plan_->segment_inputs.data() + segment.first_input;
-  for (uint32_t i = 0; i < segment.num_inputs; ++i) {
+  for (uint32_t i = 0; i < segment.num_counted_inputs; ++i) {
     // A value holds a reference for each of the segment's uses.
-    if (!inputs[i].shared && registers_[inputs[i].reg].value != nullptr) {
-      ReleaseUse(inputs[i].reg, inputs[i].uses);
-    }
+    if (registers_[inputs[i].reg].value != nullptr) ReleaseUse(inputs[i].reg, inputs[i].uses);
   }
 }
 
