@@ -402,6 +402,9 @@ class Invocation {
   void RunDeferredSteps(DeferredSteps steps);
   // Enqueues one task for `steps` (left empty).
   void EnqueueSteps(DeferredSteps& steps);
+  // Adds the deferred step that is the next kernel of a segment to the
+  // loop's pending steps.
+  [[gnu::always_inline]] void AddDeferredStep(ReadyQueue& queue, const DeferredResume& step);
   // Enqueues the loop's pending deferred steps: before anything else is
   // enqueued or anything runs that might enqueue.
   [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
@@ -842,6 +845,14 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     ExportStraight(queue, segment, segment.first_export, segment.end);
     return;
   }
+  if (segment.num_deferred != 0 &&
+      plan_->segment_deferred[segment.first_deferred] == segment.begin) {
+    // The head is a deferred step (an async kernel of a fan-out): nothing
+    // runs or is exported before it.
+    AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
+                                          segment.first_deferred, queue.stream});
+    return;
+  }
   ContinueSegment(queue, s, segment.begin, segment.first_export, segment.first_deferred);
 }
 
@@ -870,11 +881,14 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
       plan_->segment_exports[next_export].position < stop) {
     next_export = ExportStraight(queue, segment, next_export, stop);
   }
+  AddDeferredStep(queue, DeferredResume{s, stop, next_export, next_deferred, queue.stream});
+}
+
+inline void Invocation::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
   // The deferred step is the next kernel to run: first the other streams'
   // ready kernels go to the work queue, then its task (with the steps
   // reached before it, if nothing was enqueued in between).
   if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  const DeferredResume step{s, stop, next_export, next_deferred, queue.stream};
   DeferredSteps& steps = *queue.steps;
   if (steps.empty()) {
     steps.push_back(step);  // inline: no allocation
