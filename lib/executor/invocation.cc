@@ -203,8 +203,8 @@ class Invocation {
       AsyncValue* value = registers_[reg].value;
       if (value != nullptr && !IsBorrowedArgument(reg)) value->DropRef();
     }
-    if (deferrals_ != nullptr) {
-      internal::FreeValueMemory(deferrals_, sizeof(Deferral) * deferral_slots_);
+    if (Deferral* block = deferrals_.load(std::memory_order_acquire); block != nullptr) {
+      internal::FreeValueMemory(block, sizeof(Deferral) * deferral_slots_);
     }
   }
 
@@ -512,8 +512,10 @@ class Invocation {
   const uint32_t num_shared_registers_;
   uint32_t* shared_registers_;
   // The deferral block (plan_->deferral_slots), allocated by the first
-  // deferral; freed with the invocation.
-  Deferral* deferrals_ = nullptr;
+  // deferral; freed with the invocation. Frame kernels of several streams
+  // may defer at once on several threads: the first block stored wins.
+  std::atomic<Deferral*> deferrals_{nullptr};
+  Deferral* DeferralBlock();
   const uint32_t deferral_slots_;
 #ifndef NDEBUG
   const std::thread::id starting_thread_ = std::this_thread::get_id();
@@ -540,6 +542,20 @@ AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
   return r.value;
 }
 
+Invocation::Deferral* Invocation::DeferralBlock() {
+  Deferral* block = deferrals_.load(std::memory_order_acquire);
+  if (block != nullptr) [[likely]] return block;
+  // Uninitialized: a slot is written when its register defers.
+  const size_t size = sizeof(Deferral) * deferral_slots_;
+  Deferral* fresh = static_cast<Deferral*>(internal::AllocateValueMemory(size));
+  if (deferrals_.compare_exchange_strong(block, fresh, std::memory_order_acq_rel,
+                                         std::memory_order_acquire)) {
+    return fresh;
+  }
+  internal::FreeValueMemory(fresh, size);  // another thread's came first
+  return block;
+}
+
 void Invocation::DeferUsers(ReadyQueue& queue, uint32_t reg, AsyncValue* value,
                             const uint32_t* users, uint32_t count) {
   // Defer the users until the value is available; the continuation keeps
@@ -548,12 +564,7 @@ void Invocation::DeferUsers(ReadyQueue& queue, uint32_t reg, AsyncValue* value,
   const uint32_t slot = plan_->deferral_slot[reg];
   if (slot != ExecutionPlan::kNoDeferralSlot) [[likely]] {
     BecomeConcurrent();
-    if (deferrals_ == nullptr) {
-      // Uninitialized: a slot is written when its register defers.
-      deferrals_ = static_cast<Deferral*>(
-          internal::AllocateValueMemory(sizeof(Deferral) * plan_->deferral_slots));
-    }
-    Deferral* deferral = ::new (&deferrals_[slot]) Deferral;
+    Deferral* deferral = ::new (&DeferralBlock()[slot]) Deferral;
     deferral->run_and_delete = &ResumeDeferral;
     deferral->invocation = this;
     deferral->users = users;
