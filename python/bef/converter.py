@@ -1,7 +1,7 @@
 """MLIR <-> BEF conversion: the mlir-to-bef and bef-to-mlir tools as
-functions. Importing this module loads the converter extension, which links
-LLVM/MLIR (Debian's libMLIR.so.22.1 and libLLVM.so.22.1); `import bef`
-alone does not.
+functions. Importing this module loads the converter extension, which holds
+LLVM/MLIR (Debian's static archives, linked in); `import bef` alone does
+not.
 
     import bef.converter
     data = bef.converter.mlir_to_bef(open("model.mlir").read())
