@@ -417,8 +417,9 @@ class Invocation {
   }
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.
-  [[gnu::always_inline]] uint32_t ExportStraight(ReadyQueue& queue, const ExecutionPlan::Segment& segment,
-                          uint32_t next_export, uint32_t end);
+  [[gnu::always_inline]] uint32_t ExportStraight(ReadyQueue& queue,
+                                                 const ExecutionPlan::Segment& segment,
+                                                 uint32_t next_export, uint32_t end);
   // Runs the segment's kernels from `position` on one by one (the ones
   // before it ran on the straight line, their exports done before
   // `next_export`).
