@@ -37,8 +37,6 @@ namespace bef::python {
 
 namespace py = pybind11;
 
-inline constexpr std::string_view kChainType = "!tfrt.chain";
-
 // A runtime value Python has no form for (a shape, a COO tensor, a buffer,
 // a dense tensor of a dtype NumPy lacks): handed out as `bef.Value` and
 // accepted back as an argument of the same BEF type.

@@ -41,6 +41,7 @@
 #include "bef/executor/bef_program.h"
 #include "bef/format/section_reader.h"
 #include "bef/host/execution_context.h"
+#include "bef/host/function_run.h"
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_registry.h"
 #include "bef/host/native_function.h"
@@ -351,12 +352,11 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   // queue. Throws bef.ArgumentError before anything runs.
   void Start(std::span<PyObject* const> arguments, std::optional<double> timeout, bool notify) {
     const std::vector<std::string_view>& types = function_->argument_types();
-    size_t expected = 0;
-    for (std::string_view type : types) expected += type != kChainType;
+    const size_t expected = FunctionRun::NumInputs(*function_);
     if (arguments.size() != expected) {
       std::string list;
       for (std::string_view type : types) {
-        if (type == kChainType) continue;
+        if (type == kChainTypeName) continue;
         list += (list.empty() ? "" : ", ") + std::string(type);
       }
       ThrowArgumentError("'" + std::string(function_->name()) + "' takes " +
@@ -365,24 +365,18 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     }
 
     HostContext* host = state_->host;
-    std::vector<RCReference<AsyncValue>> values;
-    values.reserve(types.size());
-    size_t next = 0;
+    std::vector<RCReference<AsyncValue>> inputs;
+    inputs.reserve(expected);
     for (std::string_view type : types) {
-      if (type == kChainType) {
-        values.push_back(FormRef(GetReadyChainValue()));
-        continue;
-      }
-      values.push_back(ValueFromPython(type, arguments[next], host->allocator(),
+      if (type == kChainTypeName) continue;
+      const size_t next = inputs.size();
+      inputs.push_back(ValueFromPython(type, arguments[next], host->allocator(),
                                        ArgumentName{next, function_->name()}));
-      ++next;
     }
-    request_ = RequestContext::Create(host, state_->resources.get(),
-                                      state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
-    request_->KeepAlive(state_);
-    if (timeout) request_->SetDeadline(absl::Now() + absl::Seconds(*timeout));
-    results_.resize(function_->num_results());
-    arguments_ = std::move(values);
+    // The run's request holds the program until its last kernel has run.
+    run_.emplace(*function_, host, state_->resources.get(), std::move(inputs), state_,
+                  state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
+    if (timeout) run_->request().SetDeadline(absl::Now() + absl::Seconds(*timeout));
     notify_ = notify;
     if (notify && !state_->single_threaded) {
       // run_async never runs the program on the caller: the executor may
@@ -395,7 +389,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       py::gil_scoped_release release;
       // On the main thread Ctrl-C must reach a run the executor runs
       // inline, which never returns to Python until it ends.
-      if (watched) InterruptWatcher::Get().Enter(request_);
+      if (watched) InterruptWatcher::Get().Enter(FormRef(&run_->request()));
       Execute();
       if (watched) InterruptWatcher::Get().Leave();
     }
@@ -418,26 +412,25 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       }
       if (finished) break;
       if (PyErr_CheckSignals() != 0) {
-        request_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+        run_->request().Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
         throw py::error_already_set();
       }
     }
   }
 
   void Cancel() {
-    if (request_) request_->Cancel();
+    if (run_) run_->request().Cancel();
   }
 
   // The Python form of the results: None, the only non-chain result, or a
   // tuple; raises the first error result as bef.RuntimeError,
   // bef.CancelledError or bef.DeadlineExceededError. REQUIRES: done().
   py::object Result() {
-    arguments_.clear();  // with the GIL: borrowed arrays are released at once
+    run_->ReleaseArguments();  // with the GIL: borrowed arrays are released at once
     ReleaseDeferredObjects();
-    for (size_t i = 0; i < results_.size(); ++i) {
-      AsyncValue* value = results_[i].get();
-      if (!value->IsError()) continue;
-      const ErrorInfo& error = value->GetErrorInfo();
+    std::span<RCReference<AsyncValue>> results = run_->results();
+    if (int i = run_->FirstErrorResult(); i >= 0) {
+      const ErrorInfo& error = results[i]->GetErrorInfo();
       absl::StatusCode code = error.status.code();
       const char* type = code == absl::StatusCode::kDeadlineExceeded ? "DeadlineExceededError"
                          : code == absl::StatusCode::kCancelled      ? "CancelledError"
@@ -450,9 +443,9 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     }
     const std::vector<std::string_view>& types = function_->result_types();
     std::vector<py::object> outputs;
-    for (size_t i = 0; i < results_.size(); ++i) {
-      if (types[i] == kChainType) continue;
-      outputs.push_back(ValueToPython(types[i], results_[i].get()));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (types[i] == kChainTypeName) continue;
+      outputs.push_back(ValueToPython(types[i], results[i].get()));
     }
     if (outputs.empty()) return py::none();
     if (outputs.size() == 1) return std::move(outputs[0]);
@@ -465,22 +458,16 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   // Runs the function on this thread (GIL released), then watches its
   // results. The arguments stay referenced until the results are taken.
   void Execute() {
-    std::vector<AsyncValue*> pointers;
-    pointers.reserve(arguments_.size());
-    for (const auto& value : arguments_) pointers.push_back(value.get());
     // The single-threaded queue ("s") runs its work in the Await of one
     // caller at a time: runs from several Python threads take turns.
     static std::mutex single_threaded_turn;
     std::unique_lock<std::mutex> turn(single_threaded_turn, std::defer_lock);
     if (state_->single_threaded) turn.lock();
-    {
-      ExecutionContext context(request_);
-      function_->Execute(context, pointers, results_);
-    }
+    run_->Execute();
     if (state_->single_threaded) {
       // The single-threaded queue runs queued work only in Await.
       std::vector<AsyncValue*> waiting;
-      for (const auto& result : results_) waiting.push_back(result.get());
+      for (const auto& result : run_->results()) waiting.push_back(result.get());
       state_->host->Await(waiting);
     }
     WatchResults();
@@ -490,7 +477,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     // Exactly the results counted get a callback (AndThen runs at once on
     // a result that became available in between).
     std::vector<AsyncValue*> unavailable;
-    for (const auto& result : results_) {
+    for (const auto& result : run_->results()) {
       if (result->IsUnavailable()) unavailable.push_back(result.get());
     }
     if (unavailable.empty()) {
@@ -519,9 +506,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   std::shared_ptr<ProgramState> state_;
   const Function* function_;
   int64_t token_;
-  RCReference<RequestContext> request_;
-  std::vector<RCReference<AsyncValue>> arguments_;
-  std::vector<RCReference<AsyncValue>> results_;
+  std::optional<FunctionRun> run_;  // set by Start
   bool notify_ = false;
   std::atomic<size_t> pending_{0};
   std::mutex mutex_;

@@ -53,22 +53,22 @@ absl::StatusOr<std::unique_ptr<BefService>> BefService::Create(const std::string
   absl::StatusOr<std::unique_ptr<BefProgram>> program = BefProgram::Open(
       host, path, {.regular_files_only = true, .max_file_bytes = limits->max_model_bytes});
   if (!program.ok()) return program.status();
-  service->program_ = std::move(*program);
-  service->resources_ = std::make_unique<ResourceContext>();
+  service->loaded_ = std::make_shared<Loaded>();
+  service->loaded_->program = std::move(*program);
   return service;
 }
 
 BefService::~BefService() {
   if (host_) host_->Quiesce();
-  program_.reset();
+  loaded_.reset();
 }
 
 void BefService::Quiesce() { host_->Quiesce(); }
 
 ServiceResponse BefService::ListFunctions() const {
   Json functions = Json::array();
-  for (size_t i = 0; i < program_->num_functions(); ++i) {
-    const Function* function = program_->GetFunction(static_cast<uint32_t>(i));
+  for (size_t i = 0; i < loaded_->program->num_functions(); ++i) {
+    const Function* function = loaded_->program->GetFunction(static_cast<uint32_t>(i));
     if (function == nullptr || function->name().empty() ||
         function->kind() == FunctionKind::kSyncBefFunction) {
       continue;
@@ -90,7 +90,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
     metrics_.bad_requests.fetch_add(1, std::memory_order_relaxed);
     return ErrorResponse(status, code, message);
   };
-  const Function* function = program_->GetFunction(name);
+  const Function* function = loaded_->program->GetFunction(name);
   if (function == nullptr || function->kind() == FunctionKind::kSyncBefFunction) {
     return bad(404, "NOT_FOUND", absl::StrCat("no function named '", ToAbsl(name), "'"));
   }
@@ -98,20 +98,25 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
       DecodeRunRequest(body, name, function->argument_types(), host_->allocator());
   if (!request.ok()) return bad(400, "INVALID_ARGUMENT", std::string(request.status().message()));
   std::optional<absl::Duration> deadline = request->deadline;
-  std::vector<RCReference<AsyncValue>> arguments = std::move(request->arguments);
+  // The request's arguments name every argument, chains included (each
+  // decoded as the ready chain); a call takes the others.
+  std::vector<RCReference<AsyncValue>> inputs;
+  inputs.reserve(request->arguments.size());
+  for (size_t i = 0; i < request->arguments.size(); ++i) {
+    if (function->argument_types()[i] != kChainTypeName) {
+      inputs.push_back(std::move(request->arguments[i]));
+    }
+  }
 
   int64_t start = MonotonicNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
-  RCReference<RequestContext> request_context = RequestContext::Create(
-      host_, resources_.get(), next_request_id_.fetch_add(1));
-  std::vector<AsyncValue*> argument_values;
-  for (auto& argument : arguments) argument_values.push_back(argument.get());
-  std::vector<RCReference<AsyncValue>> results(function->num_results());
-  limits_->Run(*function, *request_context, argument_values, results,
-               deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
+  FunctionRun run(*function, host_, &loaded_->resources, std::move(inputs), loaded_,
+                    next_request_id_.fetch_add(1, std::memory_order_relaxed));
+  limits_->Run(run, deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
                stop);
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   metrics_.ObserveLatency(MonotonicNanos() - start);
+  std::span<RCReference<AsyncValue>> results = run.results();
 
   Json values = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {

@@ -58,8 +58,13 @@ class BefService {
   BefService() = default;
   HostContext* host_ = nullptr;
   serving::RunLimits* limits_ = nullptr;
-  std::unique_ptr<BefProgram> program_;
-  std::unique_ptr<ResourceContext> resources_;
+  // The program and the resources its runs share, held by every run's
+  // request too (FunctionRun's keep-alive).
+  struct Loaded {
+    std::unique_ptr<BefProgram> program;
+    ResourceContext resources;
+  };
+  std::shared_ptr<Loaded> loaded_;
   std::atomic<int64_t> next_request_id_{1};
   ServiceMetrics metrics_;
 };

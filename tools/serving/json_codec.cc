@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
+#include "bef/host/function_run.h"
 #include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
@@ -290,7 +291,7 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
     if (!value.is_string()) return Refuse(what, " must be a string");
     return MakeAvailableAsyncValueRef<std::string>(value.get<std::string>()).ReleaseRCRef();
   }
-  if (type == "!tfrt.chain") {
+  if (type == kChainTypeName) {
     if (!value.is_null()) return Refuse(what, " (a chain) must be null");
     return MakeAvailableAsyncValueRef<Chain>().ReleaseRCRef();
   }

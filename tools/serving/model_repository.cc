@@ -21,8 +21,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::string_view kChain = "!tfrt.chain";
-
 // A name from a request, as error messages repeat it: at most 200 bytes (a
 // 100,000-byte name must not turn into a 100,000-byte message, or in gRPC
 // overflow the metadata limit).
@@ -233,7 +231,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
                      const char* what, std::vector<TensorSpec>* specs) -> absl::Status {
     for (size_t i = 0; i < types.size(); ++i) {
       std::string_view type = types[i];
-      if (type == kChain) continue;
+      if (type == kChainTypeName) continue;
       TensorSpec spec;
       spec.position = i;
       spec.bef_type = std::string(type);
@@ -278,30 +276,13 @@ LoadedModel::~LoadedModel() = default;
 LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> inputs,
                                       std::optional<absl::Time> deadline,
                                       const StopCheck& stop) const {
-  Outcome outcome;
-  std::vector<RCReference<AsyncValue>> arguments;
-  arguments.reserve(entry_->num_arguments());
-  size_t next_input = 0;
-  for (std::string_view type : entry_->argument_types()) {
-    if (type == kChain) {
-      arguments.push_back(FormRef(GetReadyChainValue()));
-    } else {
-      arguments.push_back(std::move(inputs[next_input++]));
-    }
-  }
-  std::vector<AsyncValue*> argument_values;
-  for (RCReference<AsyncValue>& argument : arguments) argument_values.push_back(argument.get());
-
   static std::atomic<int64_t> next_request_id{1};
-  RCReference<RequestContext> request =
-      RequestContext::Create(host_, resources_.get(), next_request_id.fetch_add(1));
-  // The request holds this version until its last kernel has run (the
-  // executor keeps the request while any of its work is queued), so an
-  // unload or a reload never frees the program under it.
-  request->KeepAlive(shared_from_this());
-  std::vector<RCReference<AsyncValue>> results(entry_->num_results());
+  // The call's request holds this version until its last kernel has run, so
+  // an unload or a reload never frees the program under it.
+  FunctionRun run(*entry_, host_, resources_.get(), std::move(inputs), shared_from_this(),
+                    next_request_id.fetch_add(1, std::memory_order_relaxed));
   const int64_t start = MonotonicNanos();
-  limits_->Run(*entry_, *request, argument_values, results, deadline, stop);
+  limits_->Run(run, deadline, stop);
   if (MonotonicNanos() - start < kShortRunNanos) {
     if (short_streak_.load(std::memory_order_relaxed) < kShortRunStreak) {
       short_streak_.fetch_add(1, std::memory_order_relaxed);
@@ -310,19 +291,17 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
     short_streak_.store(0, std::memory_order_relaxed);
   }
 
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (results[i]->IsError()) {
-      const ErrorInfo& error = results[i]->GetErrorInfo();
-      // A Status of its own, not a copy sharing the payload's: the payload
-      // dies on a runtime thread, and Debian's Abseil (not built for TSan)
-      // counts the shared references where TSan cannot see it.
-      outcome.error = absl::Status(error.status.code(), error.status.message());
-      outcome.location = LocationText(error.location);
-      outcome.outputs.clear();
-      return outcome;
-    }
-    if (entry_->result_types()[i] != kChain) outcome.outputs.push_back(std::move(results[i]));
+  Outcome outcome;
+  if (int error_result = run.FirstErrorResult(); error_result >= 0) {
+    const ErrorInfo& error = run.results()[error_result]->GetErrorInfo();
+    // A Status of its own, not a copy sharing the payload's: the payload
+    // dies on a runtime thread, and Debian's Abseil (not built for TSan)
+    // counts the shared references where TSan cannot see it.
+    outcome.error = absl::Status(error.status.code(), error.status.message());
+    outcome.location = LocationText(error.location);
+    return outcome;
   }
+  outcome.outputs = run.TakeOutputs();
   return outcome;
 }
 

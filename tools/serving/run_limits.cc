@@ -68,31 +68,26 @@ void RunLimits::WatchdogLoop() {
   }
 }
 
-void RunLimits::Run(const Function& function, RequestContext& request,
-                    std::span<AsyncValue* const> arguments,
-                    std::span<RCReference<AsyncValue>> results,
-                    std::optional<absl::Time> requested_deadline, const StopCheck& stop) {
+void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadline,
+                    const StopCheck& stop) {
+  std::span<RCReference<AsyncValue>> results = run.results();
   if (absl::Status stopping = StopStatus(); !stopping.ok()) {
     for (auto& result : results) result = MakeErrorAsyncValueRef(stopping);
     return;
   }
+  RequestContext& request = run.request();
   request.SetDeadline(Deadline(requested_deadline));
   Watched watched{&request, &stop};
   Watch(&watched);
-  {
-    ExecutionContext context(FormRef(&request));
-    function.Execute(context, arguments, results);
-  }
+  run.Execute();
   WaitForAll(results);
   Unwatch(&watched);
-  for (const RCReference<AsyncValue>& result : results) {
-    if (!result->IsError()) continue;
-    absl::StatusCode code = result->GetErrorInfo().status.code();
+  if (int error = run.FirstErrorResult(); error >= 0) {
+    absl::StatusCode code = results[error]->GetErrorInfo().status.code();
     if (code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded ||
         code == absl::StatusCode::kUnavailable) {
       cancelled_.fetch_add(1, std::memory_order_relaxed);
     }
-    break;
   }
 }
 
@@ -102,6 +97,9 @@ void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
     std::condition_variable done;
     size_t pending = 0;
   };
+  bool all_available = true;
+  for (const RCReference<AsyncValue>& value : values) all_available &= value->IsAvailable();
+  if (all_available) return;  // a short run's usual case: no latch
   auto latch = std::make_shared<Latch>();
   latch->pending = values.size();
   for (const RCReference<AsyncValue>& value : values) {

@@ -37,6 +37,7 @@
 #include "bef/async/rc_reference.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/function.h"
+#include "bef/host/function_run.h"
 
 namespace bef::serving {
 
@@ -73,15 +74,13 @@ class RunLimits {
   // (bef_serve_cancelled_total).
   uint64_t cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
-  // Executes `function` for `request` on `arguments` under these limits and
-  // waits for every result: the request's deadline is `requested_deadline`
-  // capped by max_run_time; while it runs, the watchdog asks the server's
-  // stop and `stop` (may be empty) whether it must end. A run started after
-  // the stop fails at once (every result UNAVAILABLE).
-  void Run(const Function& function, RequestContext& request,
-           std::span<AsyncValue* const> arguments,
-           std::span<RCReference<AsyncValue>> results,
-           std::optional<absl::Time> requested_deadline, const StopCheck& stop);
+  // Executes `run` under these limits and waits for every result: its
+  // request's deadline is `requested_deadline` capped by max_run_time; while
+  // it runs, the watchdog asks the server's stop and `stop` (may be empty)
+  // whether it must end. A run started after the stop fails at once (every
+  // result UNAVAILABLE). The one run path of every bef_serve API.
+  void Run(FunctionRun& run, std::optional<absl::Time> requested_deadline,
+           const StopCheck& stop);
 
  private:
   // A run the watchdog looks after (a node of an intrusive list).

@@ -1,0 +1,105 @@
+// FunctionRun: chains filled in, inputs in order, the keep-alive held as
+// long as the request, outputs without chains, the first error found.
+#include "bef/host/function_run.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "bef/async/async_value_ref.h"
+#include "bef/host/execution_context.h"
+#include "bef/host/host_context.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bef {
+namespace {
+
+// (chain, i32, chain, i32) -> (i32, chain, i32): the sum of its i32s, a
+// chain, and what it saw as its first argument's state; or, when `fail`,
+// an error for the last result. Remembers its request.
+class SumFunction : public Function {
+ public:
+  explicit SumFunction(bool fail = false)
+      : Function("sum", FunctionKind::kBefFunction,
+                 {"!tfrt.chain", "i32", "!tfrt.chain", "i32"},
+                 {"i32", "!tfrt.chain", "i32"}),
+        fail_(fail) {}
+
+  void Execute(const ExecutionContext& context, std::span<AsyncValue* const> arguments,
+               std::span<RCReference<AsyncValue>> results) const override {
+    request = FormRef(context.request_context());
+    chains_ready = arguments[0]->IsAvailable() && arguments[2]->IsAvailable() &&
+                   arguments[0] == arguments[2];
+    results[0] = MakeAvailableAsyncValueRef<int32_t>(arguments[1]->get<int32_t>() +
+                                                     arguments[3]->get<int32_t>())
+                     .ReleaseRCRef();
+    results[1] = FormRef(GetReadyChainValue());
+    results[2] = fail_ ? MakeErrorAsyncValueRef(absl::InternalError("failed"))
+                       : MakeAvailableAsyncValueRef<int32_t>(arguments[1]->get<int32_t>())
+                             .ReleaseRCRef();
+  }
+
+  mutable RCReference<RequestContext> request;
+  mutable bool chains_ready = false;
+
+ private:
+  bool fail_;
+};
+
+std::unique_ptr<HostContext> MakeHost() {
+  return std::make_unique<HostContext>([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+                                       CreateSingleThreadedWorkQueue());
+}
+
+std::vector<RCReference<AsyncValue>> Inputs(int32_t first, int32_t second) {
+  std::vector<RCReference<AsyncValue>> inputs;
+  inputs.push_back(MakeAvailableAsyncValueRef<int32_t>(first).ReleaseRCRef());
+  inputs.push_back(MakeAvailableAsyncValueRef<int32_t>(second).ReleaseRCRef());
+  return inputs;
+}
+
+TEST(FunctionRunTest, TakesOneValuePerNonChainArgumentAndFillsTheChains) {
+  auto host = MakeHost();
+  SumFunction function;
+  EXPECT_EQ(FunctionRun::NumInputs(function), 2u);
+  ResourceContext resources;
+  FunctionRun run(function, host.get(), &resources, Inputs(40, 2), nullptr, 7);
+  run.Execute();
+  EXPECT_TRUE(function.chains_ready);
+  EXPECT_EQ(run.request().id(), 7);
+  EXPECT_EQ(run.request().resource_context(), &resources);
+  EXPECT_EQ(run.FirstErrorResult(), -1);
+  std::vector<RCReference<AsyncValue>> outputs = run.TakeOutputs();
+  ASSERT_EQ(outputs.size(), 2u);  // the chain result is left out
+  EXPECT_EQ(outputs[0]->get<int32_t>(), 42);
+  EXPECT_EQ(outputs[1]->get<int32_t>(), 40);
+}
+
+TEST(FunctionRunTest, FindsTheFirstErrorResult) {
+  auto host = MakeHost();
+  SumFunction function(/*fail=*/true);
+  FunctionRun run(function, host.get(), nullptr, Inputs(1, 2), nullptr, 1);
+  run.Execute();
+  EXPECT_EQ(run.FirstErrorResult(), 2);
+  EXPECT_EQ(run.results()[2]->GetErrorInfo().status.message(), "failed");
+}
+
+TEST(FunctionRunTest, TheRequestHoldsTheKeepAliveAfterTheRunIsGone) {
+  auto host = MakeHost();
+  SumFunction function;
+  auto owner = std::make_shared<int>(5);
+  std::weak_ptr<int> watched = owner;
+  {
+    FunctionRun run(function, host.get(), nullptr, Inputs(1, 2), std::move(owner), 1);
+    run.Execute();
+  }
+  // The function still holds the request (as the executor does while any
+  // of its work is queued): the owner lives on.
+  EXPECT_FALSE(watched.expired());
+  function.request.reset();
+  EXPECT_TRUE(watched.expired());
+}
+
+}  // namespace
+}  // namespace bef
