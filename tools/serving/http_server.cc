@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -104,6 +105,13 @@ bool MatchPath(const PathSegments& want, const PathSegments& have,
 
 class Session;
 
+// A connection's strand, by its concrete type: operations on the socket
+// then carry no type-erased executor (any_io_executor's copies and
+// lookups were a few percent of a tiny request).
+using Strand = net::strand<net::io_context::executor_type>;
+using StrandSocket = net::basic_stream_socket<tcp, Strand>;
+using StrandStream = beast::basic_stream<tcp, Strand, beast::unlimited_rate_policy>;
+
 // How often the rescue thread looks whether inline runs hold every I/O thread.
 constexpr std::chrono::milliseconds kRescuePoll(10);
 
@@ -189,9 +197,9 @@ class HttpServer::Impl {
 
  private:
   void Accept();
-  void OnAccept(beast::error_code error, tcp::socket socket);
+  void OnAccept(beast::error_code error, StrandSocket socket);
   void RescueLoop();
-  void RefuseConnection(tcp::socket& socket);
+  void RefuseConnection(StrandSocket& socket);
 
   HttpServerOptions options_;
   std::vector<Route> routes_;
@@ -240,7 +248,7 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // connection is kept alive. Every step runs on the connection's strand.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(HttpServer::Impl& server, tcp::socket socket)
+  Session(HttpServer::Impl& server, StrandSocket socket)
       : server_(server),
         stream_(std::move(socket)),
         buffer_(server.options().max_header_bytes + 4096) {}
@@ -252,7 +260,7 @@ class Session : public std::enable_shared_from_this<Session> {
                   [self = shared_from_this()] { self->WaitForRequest(); });
   }
 
-  net::any_io_executor executor() { return stream_.get_executor(); }
+  Strand executor() { return stream_.get_executor(); }
 
   // On the strand: Shutdown began.
   void OnDrain() {
@@ -288,6 +296,14 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<uint32_t>(server_.options().max_header_bytes));
     parser_->body_limit(server_.options().max_body_bytes);
     stream_.expires_after(ToChrono(server_.options().header_timeout));
+    if (buffer_.size() > 0) {
+      // A whole header already read (a keep-alive client's usual request)
+      // is parsed here, as the read below would, without its round trip.
+      beast::error_code error;
+      buffer_.consume(parser_->put(buffer_.data(), error));
+      if (!error && parser_->is_header_done()) return OnHeader();
+      if (error && error != http::error::need_more) return OnReadError(error);
+    }
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code error, size_t) {
@@ -433,6 +449,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadBody() {
     state_ = State::kBody;
     if (parser_->is_done()) return OnRequest();
+    if (buffer_.size() > 0) {
+      // The body (or its start) came with the header: parsed here.
+      beast::error_code error;
+      parser_->eager(true);
+      buffer_.consume(parser_->put(buffer_.data(), error));
+      if (error && error != http::error::need_more) {
+        ReleaseAdmission();
+        return OnReadError(error);
+      }
+      if (parser_->is_done()) return OnRequest();
+    }
     stream_.expires_after(ToChrono(server_.options().body_timeout));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, size_t) {
@@ -548,35 +575,40 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.body = std::string();
     if (server_.draining()) close_after_response_ = true;
     bool keep_alive = keep_alive_ && !close_after_response_;
-    response_ = {};
-    response_.version(11);
-    response_.result(static_cast<unsigned>(answer.status));
-    if (answer.status == 499) response_.reason("Client Closed Request");
-    response_.set(http::field::server, "bef_serve");
-    response_.set(http::field::content_type, answer.content_type);
-    for (auto& [name, value] : answer.headers) response_.set(name, value);
-    response_.body() = std::move(answer.body);
-    response_.keep_alive(keep_alive);
-    response_.prepare_payload();
-    if (head_) {
-      // The GET answer's headers, Content-Length included, without its body.
-      size_t length = response_.body().size();
-      response_.body().clear();
-      response_.content_length(length);
+    // The status line and header as text, the body after it: one gather
+    // write, no serializer (what Beast's would write, byte for byte).
+    const auto standard_reason = http::obsolete_reason(static_cast<http::status>(answer.status));
+    std::string_view reason = answer.status == 499
+                                  ? std::string_view("Client Closed Request")
+                                  : std::string_view(standard_reason.data(), standard_reason.size());
+    response_header_.clear();
+    absl::StrAppend(&response_header_, "HTTP/1.1 ", answer.status, " ");
+    response_header_.append(reason);
+    absl::StrAppend(&response_header_, "\r\nServer: bef_serve\r\nContent-Type: ",
+                    answer.content_type, "\r\n");
+    for (const auto& [name, value] : answer.headers) {
+      absl::StrAppend(&response_header_, name, ": ", value, "\r\n");
     }
+    if (!keep_alive) response_header_.append("Connection: close\r\n");
+    // A HEAD answer has the GET answer's headers, Content-Length included,
+    // without its body.
+    absl::StrAppend(&response_header_, "Content-Length: ", answer.body.size(), "\r\n\r\n");
+    response_body_ = head_ ? std::string() : std::move(answer.body);
+    std::array<net::const_buffer, 2> buffers = {net::buffer(response_header_),
+                                                net::buffer(response_body_)};
     stream_.expires_after(ToChrono(server_.options().write_timeout));
-    http::async_write(stream_, response_,
-                      [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
-                        self->response_ = {};
-                        if (error) {
-                          if (error == beast::error::timeout) self->server_.CountTimeout();
-                          return self->Close();
-                        }
-                        if (!keep_alive) {
-                          return self->linger_ ? self->LingeringClose() : self->Close();
-                        }
-                        self->WaitForRequest();
-                      });
+    net::async_write(stream_, buffers,
+                     [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
+                       self->response_body_ = std::string();
+                       if (error) {
+                         if (error == beast::error::timeout) self->server_.CountTimeout();
+                         return self->Close();
+                       }
+                       if (!keep_alive) {
+                         return self->linger_ ? self->LingeringClose() : self->Close();
+                       }
+                       self->WaitForRequest();
+                     });
   }
 
   // The peer went away mid-request.
@@ -595,10 +627,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   HttpServer::Impl& server_;
-  beast::tcp_stream stream_;
+  StrandStream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  http::response<http::string_body> response_;
+  std::string response_header_;  // the response being written: status line and header
+  std::string response_body_;    // and its body
   HttpRequest request_;
   const Route* route_ = nullptr;
   State state_ = State::kIdle;
@@ -652,12 +685,12 @@ absl::StatusOr<int> HttpServer::Impl::Listen() {
 
 void HttpServer::Impl::Accept() {
   acceptor_.async_accept(net::make_strand(io_),
-                         [this](beast::error_code error, tcp::socket socket) {
+                         [this](beast::error_code error, StrandSocket socket) {
                            OnAccept(error, std::move(socket));
                          });
 }
 
-void HttpServer::Impl::RefuseConnection(tcp::socket& socket) {
+void HttpServer::Impl::RefuseConnection(StrandSocket& socket) {
   counters_.connections_refused.fetch_add(1, std::memory_order_relaxed);
   HttpResponse response = error_responder_(
       503, absl::StrCat("the server is at its limit of ", options_.max_connections,
@@ -674,7 +707,7 @@ void HttpServer::Impl::RefuseConnection(tcp::socket& socket) {
   socket.close(ignored);
 }
 
-void HttpServer::Impl::OnAccept(beast::error_code error, tcp::socket socket) {
+void HttpServer::Impl::OnAccept(beast::error_code error, StrandSocket socket) {
   if (error == net::error::operation_aborted || !acceptor_.is_open()) return;
   if (error) {
     // Out of descriptors (EMFILE/ENFILE) or a connection reset before it
