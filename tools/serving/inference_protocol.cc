@@ -74,6 +74,16 @@ absl::Status Flatten(Json& value, Json& flat, const std::string& what, size_t ra
   return absl::OkStatus();
 }
 
+// The member `key` of `object` (a JSON object), or null: one lookup.
+Json* Field(Json& object, const char* key) {
+  auto found = object.find(key);
+  return found == object.end() ? nullptr : &*found;
+}
+const Json* Field(const Json& object, const char* key) {
+  auto found = object.find(key);
+  return found == object.end() ? nullptr : &*found;
+}
+
 absl::StatusOr<int64_t> ElementCount(const std::vector<int64_t>& shape, const std::string& what) {
   int64_t count = 1;
   for (int64_t dim : shape) {
@@ -397,47 +407,46 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
 
   HttpInferRequest decoded;
   bool binary_outputs = false;
-  if (request.contains("id")) {
-    if (!request["id"].is_string()) return Refuse("\"id\" must be a string");
-    decoded.id = request["id"].get<std::string>();
+  if (Json* id = Field(request, "id")) {
+    if (!id->is_string()) return Refuse("\"id\" must be a string");
+    decoded.id = std::move(id->get_ref<std::string&>());
     decoded.has_id = true;
   }
-  if (request.contains("parameters")) {
-    Json& parameters = request["parameters"];
-    if (!parameters.is_object()) return Refuse("\"parameters\" must be an object");
-    if (parameters.contains("timeout_ms")) {
-      Json& timeout = parameters["timeout_ms"];
-      if (!timeout.is_number() || timeout.is_boolean() || !(timeout.get<double>() > 0)) {
+  if (Json* parameters = Field(request, "parameters")) {
+    if (!parameters->is_object()) return Refuse("\"parameters\" must be an object");
+    if (const Json* timeout = Field(*parameters, "timeout_ms")) {
+      if (!timeout->is_number() || timeout->is_boolean() || !(timeout->get<double>() > 0)) {
         return Refuse("parameter \"timeout_ms\" must be a positive number");
       }
-      decoded.timeout = absl::Milliseconds(timeout.get<double>());
+      decoded.timeout = absl::Milliseconds(timeout->get<double>());
     }
-    if (parameters.contains("binary_data_output")) {
-      if (!parameters["binary_data_output"].is_boolean()) {
+    if (const Json* binary_output = Field(*parameters, "binary_data_output")) {
+      if (!binary_output->is_boolean()) {
         return Refuse("parameter \"binary_data_output\" must be true or false");
       }
-      binary_outputs = parameters["binary_data_output"].get<bool>();
+      binary_outputs = binary_output->get<bool>();
     }
   }
-  if (!request.contains("inputs") || !request["inputs"].is_array()) {
-    return Refuse("\"inputs\" must be an array");
-  }
+  Json* inputs = Field(request, "inputs");
+  if (inputs == nullptr || !inputs->is_array()) return Refuse("\"inputs\" must be an array");
   const std::vector<TensorSpec>& specs = model.inputs();
   decoded.inputs.resize(specs.size());
   size_t binary_offset = 0;
   size_t position = 0;
-  for (Json& input_json : request["inputs"]) {
+  for (Json& input_json : *inputs) {
     const size_t at = position++;
-    if (!input_json.is_object() || !input_json.contains("name") ||
-        !input_json["name"].is_string() || !input_json.contains("datatype") ||
-        !input_json["datatype"].is_string() || !input_json.contains("shape") ||
-        !input_json["shape"].is_array()) {
+    Json* name = input_json.is_object() ? Field(input_json, "name") : nullptr;
+    Json* datatype = name != nullptr ? Field(input_json, "datatype") : nullptr;
+    Json* shape = datatype != nullptr ? Field(input_json, "shape") : nullptr;
+    if (name == nullptr || !name->is_string() || datatype == nullptr || !datatype->is_string() ||
+        shape == nullptr || !shape->is_array()) {
       return Refuse("each input needs \"name\", \"datatype\" and \"shape\"");
     }
     InputTensor input;
-    input.name = input_json["name"].get<std::string>();
-    input.datatype = input_json["datatype"].get<std::string>();
-    for (const Json& dim : input_json["shape"]) {
+    input.name = std::move(name->get_ref<std::string&>());
+    input.datatype = std::move(datatype->get_ref<std::string&>());
+    input.shape.reserve(shape->size());
+    for (const Json& dim : *shape) {
       if (!dim.is_number_integer()) return Refuse("shapes are arrays of integers");
       input.shape.push_back(dim.get<int64_t>());
     }
@@ -448,14 +457,16 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
     }
     if (decoded.inputs[index]) return Refuse(absl::StrCat("input '", input.name, "' given twice"));
     std::optional<uint64_t> binary_size;
-    if (input_json.contains("parameters") && input_json["parameters"].is_object() &&
-        input_json["parameters"].contains("binary_data_size")) {
-      const Json& size = input_json["parameters"]["binary_data_size"];
-      if (!size.is_number_unsigned()) return Refuse("\"binary_data_size\" must be a size");
-      binary_size = size.get<uint64_t>();
+    Json* parameters = Field(input_json, "parameters");
+    if (const Json* size = parameters != nullptr && parameters->is_object()
+                               ? Field(*parameters, "binary_data_size")
+                               : nullptr) {
+      if (!size->is_number_unsigned()) return Refuse("\"binary_data_size\" must be a size");
+      binary_size = size->get<uint64_t>();
     }
+    Json* data = Field(input_json, "data");
     if (binary_size) {
-      if (input_json.contains("data")) {
+      if (data != nullptr) {
         return Refuse(absl::StrCat("input '", input.name, "' has both data and binary data"));
       }
       if (*binary_size > binary.size() - binary_offset) {
@@ -466,10 +477,8 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
       input.raw_owner = body;
       binary_offset += *binary_size;
     } else {
-      if (!input_json.contains("data")) {
-        return Refuse(absl::StrCat("input '", input.name, "' has no data"));
-      }
-      input.json_data = &input_json["data"];
+      if (data == nullptr) return Refuse(absl::StrCat("input '", input.name, "' has no data"));
+      input.json_data = data;
       if (at < streamed.size() && streamed[at]) input.streamed = std::move(streamed[at]);
     }
     absl::StatusOr<RCReference<AsyncValue>> value = DecodeInput(specs[index], input, allocator);
@@ -483,34 +492,40 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
     if (!decoded.inputs[i]) return Refuse(absl::StrCat("missing input '", specs[i].name, "'"));
   }
   const std::vector<TensorSpec>& outputs = model.outputs();
-  if (request.contains("outputs")) {
-    if (!request["outputs"].is_array()) return Refuse("\"outputs\" must be an array");
-    for (const Json& output : request["outputs"]) {
-      if (!output.is_object() || !output.contains("name") || !output["name"].is_string()) {
+  if (const Json* requested = Field(request, "outputs")) {
+    if (!requested->is_array()) return Refuse("\"outputs\" must be an array");
+    for (const Json& output : *requested) {
+      const Json* name = output.is_object() ? Field(output, "name") : nullptr;
+      if (name == nullptr || !name->is_string()) {
         return Refuse("each requested output needs a \"name\"");
       }
-      std::string name = output["name"].get<std::string>();
+      const std::string& output_name = name->get_ref<const std::string&>();
       size_t index = 0;
-      while (index < outputs.size() && outputs[index].name != name) ++index;
+      while (index < outputs.size() && outputs[index].name != output_name) ++index;
       if (index == outputs.size()) {
-        return Refuse(absl::StrCat("model '", model.name(), "' has no output '", name, "'"));
+        return Refuse(
+            absl::StrCat("model '", model.name(), "' has no output '", output_name, "'"));
       }
       bool binary_output = binary_outputs;
-      if (output.contains("parameters") && output["parameters"].is_object() &&
-          output["parameters"].contains("binary_data")) {
-        if (!output["parameters"]["binary_data"].is_boolean()) {
+      const Json* parameters = Field(output, "parameters");
+      if (const Json* binary_data = parameters != nullptr && parameters->is_object()
+                                        ? Field(*parameters, "binary_data")
+                                        : nullptr) {
+        if (!binary_data->is_boolean()) {
           return Refuse("parameter \"binary_data\" must be true or false");
         }
-        binary_output = output["parameters"]["binary_data"].get<bool>();
+        binary_output = binary_data->get<bool>();
       }
       if (std::find(decoded.outputs.begin(), decoded.outputs.end(), index) !=
           decoded.outputs.end()) {
-        return Refuse(absl::StrCat("output '", name, "' requested twice"));
+        return Refuse(absl::StrCat("output '", output_name, "' requested twice"));
       }
       decoded.outputs.push_back(index);
       decoded.binary_outputs.push_back(binary_output);
     }
   } else {
+    decoded.outputs.reserve(outputs.size());
+    decoded.binary_outputs.reserve(outputs.size());
     for (size_t i = 0; i < outputs.size(); ++i) {
       decoded.outputs.push_back(i);
       decoded.binary_outputs.push_back(binary_outputs);

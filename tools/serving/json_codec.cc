@@ -469,18 +469,25 @@ class StreamingReader {
     // The protocol's input: streamed only when everything about it is
     // known and well formed; anything else is left to the tree and the
     // checks that name the problem.
-    if (levels_[0].key != "inputs" || levels_[2].key != "data" || item.contains("data") ||
-        item.contains("parameters") || !item.contains("name") || !item["name"].is_string() ||
-        !item.contains("datatype") || !item["datatype"].is_string() ||
-        !item.contains("shape") || !item["shape"].is_array() ||
-        !(*is_tensor_input_)(item["name"].get_ref<const std::string&>())) {
+    // (Each key looked up once; the name first: most inputs of small
+    // requests are scalars, not tensors.)
+    if (levels_[0].key != "inputs" || levels_[2].key != "data") return std::nullopt;
+    const auto name = item.find("name");
+    if (name == item.end() || !name->is_string() ||
+        !(*is_tensor_input_)(name->get_ref<const std::string&>())) {
+      return std::nullopt;
+    }
+    const auto datatype_name = item.find("datatype");
+    const auto shape = item.find("shape");
+    if (datatype_name == item.end() || !datatype_name->is_string() || shape == item.end() ||
+        !shape->is_array() || item.contains("data") || item.contains("parameters")) {
       return std::nullopt;
     }
     const serving::ProtocolDatatype* datatype =
-        serving::FindDatatype(item["datatype"].get_ref<const std::string&>());
+        serving::FindDatatype(datatype_name->get_ref<const std::string&>());
     if (datatype == nullptr) return std::nullopt;
     std::vector<int64_t> dims;
-    for (const Json& dim : item["shape"]) {
+    for (const Json& dim : *shape) {
       if (!dim.is_number_integer() || dim.get<int64_t>() < 0) return std::nullopt;
       if (__builtin_mul_overflow(stream.header.count, dim.get<int64_t>(), &stream.header.count)) {
         return std::nullopt;
@@ -491,7 +498,7 @@ class StreamingReader {
     stream.rank = dims.size();
     stream.header.shape = TensorShape(std::move(dims));
     stream.header.dtype = datatype->bytes ? nullptr : datatype;
-    stream.what = absl::StrCat("input '", item["name"].get_ref<const std::string&>(), "'");
+    stream.what = absl::StrCat("input '", name->get_ref<const std::string&>(), "'");
     return stream;
   }
 
