@@ -312,18 +312,21 @@ int Serve(ServeOptions& options) {
     BefService& bef = *v1;
     routes.push_back({"GET", "/v1/functions", serving::RouteWork::kInline,
                       [&bef](serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
-    routes.push_back({"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
-                      [&bef](serving::HttpRequest& request) {
-                        // A client that closes its connection cancels its run.
-                        return ToHttp(bef.Run(request.captures[0], request.body,
-                                              [&request]() -> absl::Status {
-                                                if (request.ClientGone()) {
-                                                  return absl::CancelledError(
-                                                      "the client closed the connection");
-                                                }
-                                                return absl::OkStatus();
-                                              }));
-                      }});
+    serving::Route run{"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
+                       [&bef](serving::HttpRequest& request) {
+                         // A client that closes its connection cancels its run.
+                         return ToHttp(bef.Run(request.captures[0], request.body,
+                                               [&request]() -> absl::Status {
+                                                 if (request.ClientGone()) {
+                                                   return absl::CancelledError(
+                                                       "the client closed the connection");
+                                                 }
+                                                 return absl::OkStatus();
+                                               }));
+                       }};
+    // A program known to run short runs on the I/O thread, as a model does.
+    run.run_inline_when = [&bef](const serving::HttpRequest&) { return bef.known_short(); };
+    routes.push_back(std::move(run));
   }
   // Refusals of the front end in each API's error form: the /v1/ API's
   // {"error": {"code", "message"}}, the protocol's {"error": "message"}

@@ -113,7 +113,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
   FunctionRun run(*function, host_, &loaded_->resources, std::move(inputs), loaded_,
                     next_request_id_.fetch_add(1, std::memory_order_relaxed));
   limits_->Run(run, deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
-               stop);
+               stop, &short_runs_);
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
   metrics_.ObserveLatency(MonotonicNanos() - start);
   std::span<RCReference<AsyncValue>> results = run.results();

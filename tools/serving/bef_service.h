@@ -51,6 +51,9 @@ class BefService {
                       const serving::StopCheck& stop = {});
 
   ServiceMetrics& metrics() { return metrics_; }
+  // Whether this program's runs are known to be short (ShortRunStreak):
+  // the front end then runs its requests on the I/O thread.
+  bool known_short() const { return short_runs_.known_short(); }
   // Waits for work the runtime still has queued.
   void Quiesce();
 
@@ -67,6 +70,7 @@ class BefService {
   std::shared_ptr<Loaded> loaded_;
   std::atomic<int64_t> next_request_id_{1};
   ServiceMetrics metrics_;
+  serving::ShortRunStreak short_runs_;
 };
 
 // The HostContext bef_serve runs every program on: a work queue made from

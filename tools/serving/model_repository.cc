@@ -281,15 +281,7 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
   // an unload or a reload never frees the program under it.
   FunctionRun run(*entry_, host_, resources_.get(), std::move(inputs), shared_from_this(),
                     next_request_id.fetch_add(1, std::memory_order_relaxed));
-  const int64_t start = MonotonicNanos();
-  limits_->Run(run, deadline, stop);
-  if (MonotonicNanos() - start < kShortRunNanos) {
-    if (short_streak_.load(std::memory_order_relaxed) < kShortRunStreak) {
-      short_streak_.fetch_add(1, std::memory_order_relaxed);
-    }
-  } else {
-    short_streak_.store(0, std::memory_order_relaxed);
-  }
+  limits_->Run(run, deadline, stop, &short_runs_);
 
   Outcome outcome;
   if (int error_result = run.FirstErrorResult(); error_result >= 0) {

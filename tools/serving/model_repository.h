@@ -117,17 +117,8 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   Outcome Run(std::vector<RCReference<AsyncValue>> inputs, std::optional<absl::Time> deadline,
               const StopCheck& stop = {}) const;
 
-  // Whether this version's runs are known to be short: each of its last
-  // kShortRunStreak runs took under kShortRunNanos. The HTTP front end runs
-  // requests of such a version on its I/O thread instead of handing them to
-  // a worker (Route::run_inline_when): a tiny request then costs no thread
-  // hand-off. One longer run makes it not known short until the next
-  // streak; a version starts not known short.
-  static constexpr uint32_t kShortRunStreak = 16;
-  static constexpr int64_t kShortRunNanos = 500'000;
-  bool known_short() const {
-    return short_streak_.load(std::memory_order_relaxed) >= kShortRunStreak;
-  }
+  // Whether this version's runs are known to be short (ShortRunStreak).
+  bool known_short() const { return short_runs_.known_short(); }
 
  private:
   LoadedModel() = default;
@@ -142,8 +133,7 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   const Function* entry_ = nullptr;
   std::vector<TensorSpec> inputs_, outputs_;
   std::unique_ptr<ModelMetrics> metrics_;
-  // Consecutive runs under kShortRunNanos (saturating).
-  mutable std::atomic<uint32_t> short_streak_{0};
+  mutable ShortRunStreak short_runs_;
 };
 
 // The state of one version, as the repository extension's index shows it.

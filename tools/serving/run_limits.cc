@@ -1,5 +1,7 @@
 #include "tools/serving/run_limits.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <memory>
 
@@ -69,7 +71,7 @@ void RunLimits::WatchdogLoop() {
 }
 
 void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadline,
-                    const StopCheck& stop) {
+                    const StopCheck& stop, ShortRunStreak* streak) {
   std::span<RCReference<AsyncValue>> results = run.results();
   if (absl::Status stopping = StopStatus(); !stopping.ok()) {
     for (auto& result : results) result = MakeErrorAsyncValueRef(stopping);
@@ -79,8 +81,14 @@ void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadli
   request.SetDeadline(Deadline(requested_deadline));
   Watched watched{&request, &stop};
   Watch(&watched);
+  const auto start = std::chrono::steady_clock::now();
   run.Execute();
   WaitForAll(results);
+  if (streak != nullptr) {
+    streak->Observe(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
   Unwatch(&watched);
   if (int error = run.FirstErrorResult(); error >= 0) {
     absl::StatusCode code = results[error]->GetErrorInfo().status.code();

@@ -47,6 +47,31 @@ inline constexpr absl::Duration kStopPollInterval = absl::Milliseconds(20);
 // OK while the run may go on; otherwise the status it is cancelled with.
 using StopCheck = std::function<absl::Status()>;
 
+// Whether a program's runs are known to be short: each of its last
+// kStreak runs took under kShortNanos. The HTTP front end runs requests of
+// such a program (a model version, the /v1/ program) on its I/O thread
+// instead of handing them to a worker (Route::run_inline_when): a tiny
+// request then costs no thread hand-off. One longer run makes it not known
+// short until the next streak; a program starts not known short.
+class ShortRunStreak {
+ public:
+  static constexpr uint32_t kStreak = 16;
+  static constexpr int64_t kShortNanos = 500'000;
+
+  bool known_short() const { return streak_.load(std::memory_order_relaxed) >= kStreak; }
+  // Counts a run that took `nanos`.
+  void Observe(int64_t nanos) {
+    if (nanos >= kShortNanos) {
+      streak_.store(0, std::memory_order_relaxed);
+    } else if (streak_.load(std::memory_order_relaxed) < kStreak) {
+      streak_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  std::atomic<uint32_t> streak_{0};  // consecutive short runs (saturating)
+};
+
 class RunLimits {
  public:
   RunLimits() = default;
@@ -78,9 +103,10 @@ class RunLimits {
   // request's deadline is `requested_deadline` capped by max_run_time; while
   // it runs, the watchdog asks the server's stop and `stop` (may be empty)
   // whether it must end. A run started after the stop fails at once (every
-  // result UNAVAILABLE). The one run path of every bef_serve API.
-  void Run(FunctionRun& run, std::optional<absl::Time> requested_deadline,
-           const StopCheck& stop);
+  // result UNAVAILABLE). How long it took goes to `streak` (may be null).
+  // The one run path of every bef_serve API.
+  void Run(FunctionRun& run, std::optional<absl::Time> requested_deadline, const StopCheck& stop,
+           ShortRunStreak* streak);
 
  private:
   // A run the watchdog looks after (a node of an intrusive list).
