@@ -133,6 +133,18 @@ class BefServeTest(unittest.TestCase):
                      "bef_serve_run_latency_seconds_count"]:
             self.assertRegex(text, r"(?m)^%s \d+" % name.replace("{", r"\{").replace("+", r"\+"))
 
+    def test_runs_known_short_run_on_the_io_thread(self):
+        # After 16 short runs in a row the program is known short
+        # (ShortRunStreak): its next runs are counted as run inline, with
+        # the same answers. (A run slowed by the machine restarts the
+        # streak: up to 200 runs.)
+        before = self.server.metric("bef_serve_inline_requests_total")
+        for _ in range(200):
+            self.assertEqual(self.server.run("add", {"args": [3, 4]}), (200, {"results": [7]}))
+            if self.server.metric("bef_serve_inline_requests_total") >= before + 5:
+                break
+        self.assertGreaterEqual(self.server.metric("bef_serve_inline_requests_total"), before + 5)
+
     def test_concurrent_keep_alive_clients(self):
         errors = []
 
