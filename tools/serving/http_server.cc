@@ -105,6 +105,21 @@ bool MatchPath(const PathSegments& want, const PathSegments& have,
 
 class Session;
 
+// What a look at a connected socket, without taking anything, says of the
+// client: readable with nothing to read is its end of stream (it closed,
+// or shut down its sending side, which nginx takes as gone too), a reset or
+// failed socket is gone too; bytes (a pipelined request) mean it is there,
+// and so does nothing to read yet.
+enum class PeerState { kThere, kGone, kNothingYet };
+PeerState PeekPeer(int socket) {
+  char byte;
+  ssize_t received = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (received > 0) return PeerState::kThere;
+  if (received == 0) return PeerState::kGone;
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return PeerState::kNothingYet;
+  return PeerState::kGone;
+}
+
 // A connection's strand, by its concrete type: operations on the socket
 // then carry no type-erased executor (any_io_executor's copies and
 // lookups were a few percent of a tiny request).
@@ -123,11 +138,7 @@ bool HttpRequest::ClientGone() const {
   // Readable with nothing to read is the client's end of stream; a reset
   // or failed socket is gone too; bytes (a pipelined request) or nothing
   // yet mean it is still there.
-  char byte;
-  ssize_t received = ::recv(peek_socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (received > 0) return false;
-  if (received == 0) return true;
-  return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+  return PeekPeer(peek_socket) == PeerState::kGone;
 }
 
 class HttpServer::Impl {
@@ -478,7 +489,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (route_->work == RouteWork::kInline) {
       return Respond(route_->handler(request_));
     }
-    if (route_->run_inline_when && route_->run_inline_when(request_) && server_.EnterInline()) {
+    // Only a small body: decoding a large one (and encoding its answer)
+    // costs milliseconds however short the run, and would hold the I/O
+    // thread that long.
+    if (request_.body.size() <= kMaxInlineBodyBytes && route_->run_inline_when &&
+        route_->run_inline_when(request_) && server_.EnterInline()) {
       // Known short: run here, on this I/O thread (the connection's strand),
       // without the two thread hand-offs of a worker. Nothing else runs on
       // the strand meanwhile, so the handler learns of a client that leaves
@@ -508,10 +523,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // While a worker handles the request, waits for the socket to become
-  // readable: readable with nothing to read is the client's end of stream
-  // (it closed, or shut down its sending side, which nginx takes as gone
-  // too) or a failed socket, and sets client_gone. Bytes to read (a
-  // pipelined request) end the watch: they belong to the next request.
+  // readable, then looks (PeekPeer): the client's end of stream or a failed
+  // socket sets client_gone; bytes to read (a pipelined request) end the
+  // watch: they belong to the next request; nothing to read after all (a
+  // readiness that was not, or no longer, true) waits again.
   void WatchForDisconnect() {
     if (buffer_.size() > 0) return;
     stream_.expires_never();
@@ -519,13 +534,21 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().async_wait(
         tcp::socket::wait_read,
         [self = shared_from_this(), gone = request_.client_gone](beast::error_code error) {
+          // A wait of an earlier request, ended late: not this request's.
+          if (gone != self->request_.client_gone) return;
           self->watching_ = false;
           if (error == net::error::operation_aborted || self->state_ != State::kHandling) return;
-          beast::error_code available_error;
-          size_t available = self->stream_.socket().available(available_error);
-          if (error || available_error || available == 0) {
-            gone->store(true, std::memory_order_release);
+          if (!error) {
+            switch (PeekPeer(self->stream_.socket().native_handle())) {
+              case PeerState::kThere:
+                return;
+              case PeerState::kNothingYet:
+                return self->WatchForDisconnect();
+              case PeerState::kGone:
+                break;
+            }
           }
+          gone->store(true, std::memory_order_release);
         });
   }
 

@@ -24,8 +24,9 @@
 //   running, the next gets 503 at once. While a worker handles a request,
 //   the connection is watched: a client that closes it (or resets it) sets
 //   HttpRequest::ClientGone. A request its route's `run_inline_when` says
-//   is short (a model version whose recent runs all were) runs on the I/O
-//   thread that read it instead: no hand-off to a worker and back, which
+//   is short (a model version whose recent runs all were), with a body of
+//   at most kMaxInlineBodyBytes, runs on the I/O thread that read it
+//   instead: no hand-off to a worker and back, which
 //   is most of a tiny request's cost. Every connection is served by
 //   whichever I/O thread is free (per-connection strands), so a request
 //   that turns out long holds its own connection and its I/O thread, never
@@ -55,6 +56,11 @@
 #include "absl/time/time.h"
 
 namespace bef::serving {
+
+// The largest body of a request that may run on the I/O thread that read
+// it (Route::run_inline_when): a larger one goes to a worker, as its
+// decoding alone takes long.
+inline constexpr size_t kMaxInlineBodyBytes = 64 << 10;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -252,12 +253,34 @@ void AppendElementText(T value, std::string* text) {
 template <typename T>
 void AppendElementsText(std::string_view raw, std::string* text) {
   size_t count = raw.size() / sizeof(T);
-  text->reserve(text->size() + count * (std::is_floating_point_v<T> ? 12 : 6) + 2);
-  for (size_t i = 0; i < count; ++i) {
-    T value;
-    std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
-    if (i > 0) text->push_back(',');
-    AppendElementText(value, text);
+  if constexpr (std::is_floating_point_v<T>) {
+    text->reserve(text->size() + count * 16 + 2);
+    for (size_t i = 0; i < count; ++i) {
+      T value;
+      std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+      if (i > 0) text->push_back(',');
+      AppendElementText(value, text);
+    }
+  } else {
+    // Integers and booleans: written in place into room for the longest
+    // element each (a sign, the digits, a comma), then cut to size.
+    constexpr size_t kLongest = std::is_same_v<T, bool> ? 6 : std::numeric_limits<T>::digits10 + 3;
+    const size_t start = text->size();
+    text->resize(start + count * kLongest);
+    char* out = text->data() + start;
+    char* const end = text->data() + text->size();
+    for (size_t i = 0; i < count; ++i) {
+      T value;
+      std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+      if (i > 0) *out++ = ',';
+      if constexpr (std::is_same_v<T, bool>) {
+        const std::string_view word = value ? "true" : "false";
+        out = std::copy(word.begin(), word.end(), out);
+      } else {
+        out = std::to_chars(out, end, value).ptr;
+      }
+    }
+    text->resize(static_cast<size_t>(out - text->data()));
   }
 }
 

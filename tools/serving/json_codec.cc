@@ -156,6 +156,71 @@ ElementStore ElementStoreFor(DType dtype) {
   return nullptr;
 }
 
+// Stores element `index` of a dense tensor of T straight from a number the
+// parser read (no Json, no status): true when T holds it exactly as
+// StoreElement would store it; false for anything StoreElement refuses or
+// treats otherwise (a number out of T's range, any number for a bool
+// tensor, a fraction for an integer tensor), which then goes through it.
+struct NumberStores {
+  bool (*from_signed)(void* data, size_t index, int64_t value) = nullptr;
+  bool (*from_unsigned)(void* data, size_t index, uint64_t value) = nullptr;
+  bool (*from_double)(void* data, size_t index, double value) = nullptr;
+};
+
+template <typename T>
+bool StoreSigned(void* data, size_t index, int64_t value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    static_cast<T*>(data)[index] = static_cast<T>(static_cast<double>(value));
+    return true;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
+      return false;
+    }
+    static_cast<T*>(data)[index] = static_cast<T>(value);
+    return true;
+  } else {
+    if (value < 0 || static_cast<uint64_t>(value) > std::numeric_limits<T>::max()) return false;
+    static_cast<T*>(data)[index] = static_cast<T>(value);
+    return true;
+  }
+}
+
+template <typename T>
+bool StoreUnsigned(void* data, size_t index, uint64_t value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    static_cast<T*>(data)[index] = static_cast<T>(static_cast<double>(value));
+    return true;
+  } else {
+    if (value > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
+    static_cast<T*>(data)[index] = static_cast<T>(value);
+    return true;
+  }
+}
+
+template <typename T>
+bool StoreDouble(void* data, size_t index, double value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T narrowed = static_cast<T>(value);
+    if (std::isfinite(value) && !std::isfinite(narrowed)) return false;  // out of range
+    static_cast<T*>(data)[index] = narrowed;
+    return true;
+  } else {
+    return false;
+  }
+}
+
+NumberStores NumberStoresFor(DType dtype) {
+#define BEF_NUMBER_STORES(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (dtype == DTYPE) return {&StoreSigned<TYPE>, &StoreUnsigned<TYPE>, &StoreDouble<TYPE>};
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_NUMBER_STORES)
+#undef BEF_NUMBER_STORES
+  return {};
+}
+
 absl::Status ElementError(const std::string& what, size_t index, const absl::Status& problem) {
   return absl::InvalidArgumentError(
       absl::StrCat(what, " value ", index, problem.message()));
@@ -185,7 +250,36 @@ class TensorFiller {
     if (!buffer) return Refuse(what, " cannot be allocated");
     filler.dense_.emplace(header.dtype->dtype, std::move(header.shape), std::move(buffer));
     filler.store_ = ElementStoreFor(header.dtype->dtype);
+    filler.number_stores_ = NumberStoresFor(header.dtype->dtype);
     return filler;
+  }
+
+  // A number element as the parser read it: stored at once when the
+  // tensor's type holds it; anything else through Add (the same checks
+  // and messages).
+  absl::Status AddSigned(int64_t value) {
+    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
+        number_stores_.from_signed(dense_->writable_data(), received_, value)) {
+      ++received_;
+      return absl::OkStatus();
+    }
+    return Add(Json(value));
+  }
+  absl::Status AddUnsigned(uint64_t value) {
+    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
+        number_stores_.from_unsigned(dense_->writable_data(), received_, value)) {
+      ++received_;
+      return absl::OkStatus();
+    }
+    return Add(Json(value));
+  }
+  absl::Status AddDouble(double value) {
+    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
+        number_stores_.from_double(dense_->writable_data(), received_, value)) {
+      ++received_;
+      return absl::OkStatus();
+    }
+    return Add(Json(value));
   }
 
   absl::Status Add(const Json& value) {
@@ -223,6 +317,7 @@ class TensorFiller {
   uint64_t received_ = 0;
   std::optional<DenseHostTensor> dense_;
   ElementStore store_ = nullptr;
+  NumberStores number_stores_;
   TensorShape shape_;
   std::vector<std::string> strings_;
 };
@@ -332,9 +427,17 @@ class StreamingReader {
   // --- nlohmann's SAX interface ---
   bool null() { return Value(Json(nullptr)); }
   bool boolean(bool value) { return Value(Json(value)); }
-  bool number_integer(Json::number_integer_t value) { return Value(Json(value)); }
-  bool number_unsigned(Json::number_unsigned_t value) { return Value(Json(value)); }
+  // Numbers inside a streamed tensor's values go straight to the filler.
+  bool number_integer(Json::number_integer_t value) {
+    if (Streaming()) return Check(filler_->AddSigned(value));
+    return Value(Json(value));
+  }
+  bool number_unsigned(Json::number_unsigned_t value) {
+    if (Streaming()) return Check(filler_->AddUnsigned(value));
+    return Value(Json(value));
+  }
   bool number_float(Json::number_float_t value, const Json::string_t&) {
+    if (Streaming()) return Check(filler_->AddDouble(value));
     return Value(Json(value));
   }
   bool string(Json::string_t& value) { return Value(Json(std::move(value))); }
@@ -382,6 +485,9 @@ class StreamingReader {
     if (status_.ok()) status_ = std::move(status);
     return false;
   }
+  bool Check(absl::Status status) { return status.ok() || Fail(std::move(status)); }
+  // Whether values now go into the filler (inside a streamed array).
+  bool Streaming() const { return !levels_.empty() && levels_.back().container == nullptr; }
 
   // Where a new value goes: the root, the end of an array, or the pending
   // key of an object.

@@ -2,6 +2,7 @@
 // exception), results to JSON, deep bodies refused, any bytes printable.
 #include "tools/serving/json_codec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -177,6 +178,53 @@ TEST_F(JsonCodecTest, ProtocolTensorDataIsStreamedIntoTheTensor) {
                                   "data": [{}]}]})").code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(error("{").code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(JsonCodecTest, StreamedNumbersKeepEveryTypesRangeAndRules) {
+  // Numbers go from the parser straight into the tensor (no Json each):
+  // the edges of every type stored exactly, everything else refused with
+  // the same message as one element at a time.
+  auto tensors = [](std::string_view) { return true; };
+  auto parse = [&](std::string_view datatype, std::string_view data) {
+    std::string body = R"({"inputs": [{"name": "x", "datatype": ")" + std::string(datatype) +
+                       R"(", "shape": [-1], "data": )" + std::string(data) + "}]}";
+    size_t count = std::count(data.begin(), data.end(), ',') + 1;
+    body.replace(body.find("-1"), 2, std::to_string(count));
+    return ParseInferRequestJson(body, tensors, allocator_.get());
+  };
+  auto values = [&]<typename T>(std::string_view datatype, std::string_view data, T) {
+    absl::StatusOr<InferRequestJson> parsed = parse(datatype, data);
+    EXPECT_TRUE(parsed.ok()) << datatype << " " << data << ": " << parsed.status();
+    std::vector<T> out;
+    if (!parsed.ok()) return out;
+    const DenseHostTensor& tensor = parsed->streamed[0]->get<DenseHostTensor>();
+    const T* elements = static_cast<const T*>(tensor.data());
+    out.assign(elements, elements + tensor.NumElements());
+    return out;
+  };
+  EXPECT_EQ(values("INT8", "[-128, 127, 0]", int8_t{}), (std::vector<int8_t>{-128, 127, 0}));
+  EXPECT_EQ(values("UINT8", "[0, 255]", uint8_t{}), (std::vector<uint8_t>{0, 255}));
+  EXPECT_EQ(values("INT32", "[-2147483648, 2147483647]", int32_t{}),
+            (std::vector<int32_t>{INT32_MIN, INT32_MAX}));
+  EXPECT_EQ(values("UINT32", "[4294967295]", uint32_t{}), (std::vector<uint32_t>{UINT32_MAX}));
+  EXPECT_EQ(values("INT64", "[-9223372036854775808, 9223372036854775807]", int64_t{}),
+            (std::vector<int64_t>{INT64_MIN, INT64_MAX}));
+  EXPECT_EQ(values("UINT64", "[18446744073709551615, 0]", uint64_t{}),
+            (std::vector<uint64_t>{UINT64_MAX, 0}));
+  EXPECT_EQ(values("FP32", "[1, -2, 0.5, 3.4e38, 18446744073709551615]", float{}),
+            (std::vector<float>{1, -2, 0.5f, 3.4e38f, 18446744073709551615.0f}));
+  EXPECT_EQ(values("FP64", "[1e308, -5, 0.1]", double{}), (std::vector<double>{1e308, -5, 0.1}));
+  EXPECT_EQ(values("BOOL", "[true, false]", bool{}), (std::vector<bool>{true, false}));
+  auto error = [&](std::string_view datatype, std::string_view data) {
+    return std::string(parse(datatype, data).status().message());
+  };
+  EXPECT_THAT(error("INT8", "[1, 128]"), HasSubstr("input 'x' value 1 is out of range"));
+  EXPECT_THAT(error("INT8", "[-129]"), HasSubstr("input 'x' value 0 is out of range"));
+  EXPECT_THAT(error("UINT8", "[-1]"), HasSubstr("input 'x' value 0 is out of range"));
+  EXPECT_THAT(error("INT64", "[9223372036854775808]"), HasSubstr("out of range"));
+  EXPECT_THAT(error("INT32", "[1.5]"), HasSubstr("input 'x' value 0 must be an integer"));
+  EXPECT_THAT(error("FP32", "[1, 1e39]"), HasSubstr("input 'x' value 1 is out of range"));
+  EXPECT_THAT(error("BOOL", "[1]"), HasSubstr("must be true or false"));
 }
 
 TEST_F(JsonCodecTest, AnyBytesPrint) {
