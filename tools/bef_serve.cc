@@ -37,6 +37,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "tools/serving/bef_service.h"
 #include "tools/serving/grpc_inference_service.h"
@@ -428,6 +429,10 @@ int Serve(ServeOptions& options) {
 }  // namespace bef
 
 int main(int argc, char** argv) {
+  // Debian's Abseil is built with absl::Mutex's deadlock detection on (it
+  // is meant for debug builds): every lock gRPC takes then walks a lock
+  // graph. bef_serve's own code takes no absl::Mutex.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   bef::ServeOptions options = bef::ParseOptions(argc, argv);
   return bef::Serve(options);
 }
