@@ -257,30 +257,11 @@ class TensorFiller {
   // A number element as the parser read it: stored at once when the
   // tensor's type holds it; anything else through Add (the same checks
   // and messages).
-  absl::Status AddSigned(int64_t value) {
-    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
-        number_stores_.from_signed(dense_->writable_data(), received_, value)) {
-      ++received_;
-      return absl::OkStatus();
-    }
-    return Add(Json(value));
-  }
+  absl::Status AddSigned(int64_t value) { return AddNumber(number_stores_.from_signed, value); }
   absl::Status AddUnsigned(uint64_t value) {
-    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
-        number_stores_.from_unsigned(dense_->writable_data(), received_, value)) {
-      ++received_;
-      return absl::OkStatus();
-    }
-    return Add(Json(value));
+    return AddNumber(number_stores_.from_unsigned, value);
   }
-  absl::Status AddDouble(double value) {
-    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
-        number_stores_.from_double(dense_->writable_data(), received_, value)) {
-      ++received_;
-      return absl::OkStatus();
-    }
-    return Add(Json(value));
-  }
+  absl::Status AddDouble(double value) { return AddNumber(number_stores_.from_double, value); }
 
   absl::Status Add(const Json& value) {
     uint64_t index = received_++;
@@ -293,6 +274,16 @@ class TensorFiller {
     absl::Status stored = store_(dense_->writable_data(), index, value);
     if (!stored.ok()) return ElementError(what_, index, stored);
     return absl::OkStatus();
+  }
+
+  template <typename Number>
+  absl::Status AddNumber(bool (*store)(void* data, size_t index, Number value), Number value) {
+    if (dense_ && received_ < static_cast<uint64_t>(count_) &&
+        store(dense_->writable_data(), received_, value)) {
+      ++received_;
+      return absl::OkStatus();
+    }
+    return Add(Json(value));
   }
 
   // What errors call the elements ("values" in /v1/, "data elements" in
