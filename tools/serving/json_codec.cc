@@ -167,35 +167,15 @@ struct NumberStores {
   bool (*from_double)(void* data, size_t index, double value) = nullptr;
 };
 
-template <typename T>
-bool StoreSigned(void* data, size_t index, int64_t value) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return false;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    static_cast<T*>(data)[index] = static_cast<T>(static_cast<double>(value));
-    return true;
-  } else if constexpr (std::is_signed_v<T>) {
-    if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
-      return false;
-    }
-    static_cast<T*>(data)[index] = static_cast<T>(value);
-    return true;
-  } else {
-    if (value < 0 || static_cast<uint64_t>(value) > std::numeric_limits<T>::max()) return false;
-    static_cast<T*>(data)[index] = static_cast<T>(value);
-    return true;
-  }
-}
-
-template <typename T>
-bool StoreUnsigned(void* data, size_t index, uint64_t value) {
+template <typename T, typename Integer>
+bool StoreInteger(void* data, size_t index, Integer value) {
   if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else if constexpr (std::is_floating_point_v<T>) {
     static_cast<T*>(data)[index] = static_cast<T>(static_cast<double>(value));
     return true;
   } else {
-    if (value > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
+    if (!std::in_range<T>(value)) return false;
     static_cast<T*>(data)[index] = static_cast<T>(value);
     return true;
   }
@@ -214,8 +194,10 @@ bool StoreDouble(void* data, size_t index, double value) {
 }
 
 NumberStores NumberStoresFor(DType dtype) {
-#define BEF_NUMBER_STORES(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (dtype == DTYPE) return {&StoreSigned<TYPE>, &StoreUnsigned<TYPE>, &StoreDouble<TYPE>};
+#define BEF_NUMBER_STORES(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS)                   \
+  if (dtype == DTYPE) {                                                              \
+    return {&StoreInteger<TYPE, int64_t>, &StoreInteger<TYPE, uint64_t>, &StoreDouble<TYPE>}; \
+  }
   BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_NUMBER_STORES)
 #undef BEF_NUMBER_STORES
   return {};
