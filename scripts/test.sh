@@ -7,6 +7,8 @@
 #   fuzz    each libFuzzer target (scripts/fuzz.sh) with clang-14, ASan and
 #           UBSan on a fixed number of inputs from seed 1 (deterministic;
 #           bef_file 30,000, bef_exec 10,000): a finding fails it;
+#   image   builds the container image (scripts/image.sh) and runs it as
+#           Kubernetes would (tests/image/image_test.py);
 # and prints "N passed, N failed" over all passes. Exit status 0 only when
 # every test passed.
 #
@@ -16,7 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ "${BEF_SKIP_DEPS:-0}" == 1 ]] || bash scripts/install-deps.sh || exit 1
 
-passes=${BEF_TEST_PASSES:-"normal asan tsan fuzz"}
+passes=${BEF_TEST_PASSES:-"normal asan tsan fuzz image"}
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 rc=0
@@ -42,6 +44,19 @@ for pass in $passes; do
       echo "//tools/fuzz:mlir_text_fuzzer_5000_runs PASSED" | tee -a "$log"
     else
       echo "//tools/fuzz:mlir_text_fuzzer_5000_runs FAILED" | tee -a "$log"
+      rc=1
+    fi
+    continue
+  fi
+  if [[ "$pass" == image ]]; then
+    echo "=== test pass: image"
+    if built="$(bash scripts/image.sh)" &&
+       bazel build --config=opt //benchmarks:serving_load //tests/serving:serve_test_bef &&
+       /usr/bin/python3 tests/image/image_test.py "$(echo "$built" | tail -1)" \
+         "$(bazel info --config=opt bazel-bin 2>/dev/null)"; then
+      echo "//tests/image:image_test PASSED" | tee -a "$log"
+    else
+      echo "//tests/image:image_test FAILED" | tee -a "$log"
       rc=1
     fi
     continue
