@@ -8,6 +8,7 @@ usage: hostile_clients_test.py BEF_SERVE PROGRAM.bef
 """
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -174,6 +175,68 @@ class HttpDetailsTest(unittest.TestCase):
         self.assertEqual(status, 431)
         self.assertLess(seconds, 5)
         self.assertLess(self.server.memory_kb("VmRSS") - before, 4 << 10)  # KiB
+
+    def test_answers_are_written_byte_for_byte(self):
+        # The front end writes status line and header itself: the exact
+        # bytes of a kept-alive answer, a HEAD answer (the GET answer's
+        # Content-Length, no body), and refusals that close.
+        def answer(request):
+            with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+                sock.sendall(request)
+                sock.shutdown(socket.SHUT_WR)
+                data = b""
+                while True:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        return data
+                    data += chunk
+        body = b'{"args": [2, 40]}'
+        self.assertEqual(
+            answer(b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\n"
+                   + body),
+            b"HTTP/1.1 200 OK\r\nServer: bef_serve\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 16\r\n\r\n{\"results\":[42]}")
+        get = answer(b"GET /v2/health/live HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        self.assertEqual(get, b"HTTP/1.1 200 OK\r\nServer: bef_serve\r\nContent-Type: text/plain\r\n"
+                              b"Connection: close\r\nContent-Length: 0\r\n\r\n")
+        head = answer(b"HEAD /v2 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        metadata = answer(b"GET /v2 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        header, _, metadata_body = metadata.partition(b"\r\n\r\n")
+        self.assertEqual(head, header + b"\r\n\r\n")
+        self.assertIn(b"Content-Length: %d\r\n" % len(metadata_body), head)
+        self.assertEqual(
+            answer(b"DELETE /v2 HTTP/1.1\r\nHost: t\r\n\r\n"),
+            b"HTTP/1.1 405 Method Not Allowed\r\nServer: bef_serve\r\n"
+            b"Content-Type: application/json\r\nAllow: GET\r\nConnection: close\r\n"
+            b"Content-Length: 47\r\n\r\n{\"error\":\"method DELETE is not allowed on /v2\"}")
+
+    def test_pipelined_and_split_requests(self):
+        # Two requests in one segment (the second parsed from the buffer,
+        # the last asking to close), then one whose body comes in a later
+        # segment.
+        def responses(data):
+            out = []
+            while data:
+                head, _, rest = data.partition(b"\r\n\r\n")
+                length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+                out.append((int(head.split()[1]), json.loads(rest[:length])))
+                data = rest[length:]
+            return out
+        run = (b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 16\r\n\r\n"
+               b'{"args": [1, 2]}')
+        last = run.replace(b"[1, 2]", b"[3, 4]").replace(b"Host: t", b"Host: t\r\nConnection: close")
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(run + last)
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        self.assertEqual(responses(data), [(200, {"results": [3]}), (200, {"results": [7]})])
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(run[:-5])
+            time.sleep(0.2)
+            sock.sendall(run[-5:])
+            status, _, body, _ = serving_testlib.read_response(sock)
+        self.assertEqual((status, json.loads(body)), (200, {"results": [3]}))
 
     def test_expect_continue_is_honoured(self):
         body = b'{"args": [1, 1]}'
