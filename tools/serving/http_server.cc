@@ -135,9 +135,6 @@ constexpr std::chrono::milliseconds kRescuePoll(10);
 bool HttpRequest::ClientGone() const {
   if (client_gone != nullptr && client_gone->load(std::memory_order_acquire)) return true;
   if (peek_socket < 0) return false;
-  // Readable with nothing to read is the client's end of stream; a reset
-  // or failed socket is gone too; bytes (a pipelined request) or nothing
-  // yet mean it is still there.
   return PeekPeer(peek_socket) == PeerState::kGone;
 }
 
