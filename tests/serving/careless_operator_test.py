@@ -316,16 +316,22 @@ class RunsEndTest(Repository):
         # threads and its own connection; the other thread answers
         # everything else at once (short runs of the same version inline).
         server, spin, rate = self.start_known_short_spin("--io_threads=2", "--threads=2")
-        answers = []
-        long_run = threading.Thread(
-            target=lambda: answers.append(spin(min(2 ** 31 - 1, int(rate * 2)))))
-        before = server.metric("bef_serve_inline_requests_total")
-        long_run.start()
-        time.sleep(0.3)
-        self.assert_everything_else_answers(server, spin)
-        long_run.join()
-        self.assertEqual(answers[0][0], 200)
-        self.assertGreater(server.metric("bef_serve_inline_requests_total"), before)
+        # Short runs go inline meanwhile unless one of them, slowed by the
+        # machine, restarted the streak: up to 3 tries for that part.
+        for _ in range(3):
+            self.assertTrue(self.until_inline(1))
+            answers = []
+            long_run = threading.Thread(
+                target=lambda: answers.append(spin(min(2 ** 31 - 1, int(rate * 2)))))
+            before = server.metric("bef_serve_inline_requests_total")
+            long_run.start()
+            time.sleep(0.3)
+            self.assert_everything_else_answers(server, spin)
+            long_run.join()
+            self.assertEqual(answers[0][0], 200)
+            if server.metric("bef_serve_inline_requests_total") > before + 1:
+                return
+        self.fail("no short run went inline beside the long one")
 
     def test_runs_holding_every_io_thread_leave_the_sockets_to_the_rescue_thread(self):
         # One I/O thread, held by a known-short version's run that turned
@@ -349,22 +355,30 @@ class RunsEndTest(Repository):
 
     def test_a_client_leaving_an_inline_run_cancels_it(self):
         server, spin, rate = self.start_known_short_spin("--io_threads=1", "--threads=2")
-        cancelled = server.metric("bef_serve_cancelled_total")
-        inline_before = server.metric("bef_serve_inline_requests_total")
         body = json.dumps({"inputs": [{"name": "input_0", "datatype": "INT32", "shape": [],
                                        "data": [min(2 ** 31 - 1, int(rate * 30))]}]})
-        client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-        client.sendall(("POST /v2/models/spin/infer HTTP/1.1\r\nHost: x\r\n"
-                        "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                        % (len(body), body)).encode())
-        self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 1, 10))
-        self.assertEqual(server.metric("bef_serve_inline_requests_total"), inline_before + 1)
-        start = time.monotonic()
-        client.close()
-        # A 30 s run ends within the watchdog's poll once the client is gone.
-        self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 0, 10))
-        self.assertLess(time.monotonic() - start, 5)
-        self.assertEqual(server.metric("bef_serve_cancelled_total"), cancelled + 1)
+        # The long run must start inline: a short run slowed by the machine
+        # between the streak and it restarts the streak, and it then goes to
+        # a worker (where leaving cancels it too); up to 5 tries.
+        for _ in range(5):
+            self.assertTrue(self.until_inline(1))
+            inline_before = server.metric("bef_serve_inline_requests_total")
+            client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            client.sendall(("POST /v2/models/spin/infer HTTP/1.1\r\nHost: x\r\n"
+                            "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                            % (len(body), body)).encode())
+            self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 1, 10))
+            ran_inline = server.metric("bef_serve_inline_requests_total") == inline_before + 1
+            cancelled = server.metric("bef_serve_cancelled_total")
+            start = time.monotonic()
+            client.close()
+            # A 30 s run ends within the watchdog's poll once the client is gone.
+            self.assertTrue(wait_until(lambda: in_flight(server, "spin") == 0, 10))
+            self.assertLess(time.monotonic() - start, 5)
+            self.assertEqual(server.metric("bef_serve_cancelled_total"), cancelled + 1)
+            if ran_inline:
+                return
+        self.fail("the long run never started inline")
 
     def test_sigterm_ends_runs_at_the_end_of_the_drain(self):
         server = self.serve("--grpc_port=0", "--drain_secs=2")
