@@ -101,8 +101,13 @@ buildah config \
   --label org.opencontainers.image.revision="$revision" \
   --label org.opencontainers.image.licenses=Apache-2.0 \
   "$container"
+previous="$(buildah images --quiet "$name" 2>/dev/null || true)"
 buildah commit --rm "$container" "$name" >/dev/null
 container=""
+# The image this name had before, now untagged, is dropped.
+if [[ -n "$previous" && "$previous" != "$(buildah images --quiet "$name")" ]]; then
+  buildah rmi "$previous" >/dev/null 2>&1 || true
+fi
 mkdir -p dist
 rm -f "$archive"
 buildah push "$name" "oci-archive:$archive:$name" >/dev/null 2>&1
