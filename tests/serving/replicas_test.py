@@ -8,6 +8,7 @@ docs/serving.md shows.
 usage: replicas_test.py BEF_SERVE SERVING_LOAD SERVE_TEST.bef
 """
 import os
+import re
 import shutil
 import signal
 import socket
@@ -143,8 +144,22 @@ class ReplicasTest(unittest.TestCase):
         time.sleep(2.5)
         self.replicas[victim].process.send_signal(signal.SIGKILL)  # mid-run, without warning
         out, err = load.communicate(timeout=120)
-        self.assertEqual(load.returncode, 0, out + err)
-        self.assertRegex(out, r"serving: \d+ requests, 0 errors, 0 lost")
+        # Every request answered, none wrongly. Over HTTP nothing fails:
+        # nginx resends what the dead replica dropped. Over gRPC a call the
+        # dead replica had begun to answer cannot be resent (nginx has
+        # passed its response on) nor retried by the client (its response
+        # began): it ends INTERNAL (RST_STREAM), one at most per call in
+        # flight on that replica, of the 6 clients' (docs/serving.md).
+        self.assertRegex(out, r"serving: \d+ requests, \d+ errors, 0 lost")
+        errors = int(re.search(r"(\d+) errors", out).group(1))
+        if protocol == "http" or errors == 0:
+            self.assertEqual((load.returncode, errors), (0, 0), out + err)
+        else:
+            error_lines = [line for line in err.splitlines() if ": status " in line]
+            self.assertEqual(len(error_lines), errors, err)
+            for line in error_lines:
+                self.assertRegex(line, r"status 13: Received RST_STREAM", err)
+            self.assertLessEqual(errors, 6, out + err)
         return out
 
     def test_no_request_is_lost_when_a_replica_dies(self):
