@@ -375,7 +375,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     }
     // The run's request holds the program until its last kernel has run.
     run_.emplace(*function_, host, state_->resources.get(), std::move(inputs), state_,
-                  state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
+                 state_->next_request_id.fetch_add(1, std::memory_order_relaxed));
     if (timeout) run_->request().SetDeadline(absl::Now() + absl::Seconds(*timeout));
     notify_ = notify;
     if (notify && !state_->single_threaded) {

@@ -277,10 +277,10 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
                                       std::optional<absl::Time> deadline,
                                       const StopCheck& stop) const {
   static std::atomic<int64_t> next_request_id{1};
-  // The call's request holds this version until its last kernel has run, so
+  // The run's request holds this version until its last kernel has run, so
   // an unload or a reload never frees the program under it.
   FunctionRun run(*entry_, host_, resources_.get(), std::move(inputs), shared_from_this(),
-                    next_request_id.fetch_add(1, std::memory_order_relaxed));
+                  next_request_id.fetch_add(1, std::memory_order_relaxed));
   limits_->Run(run, deadline, stop, &short_runs_);
 
   Outcome outcome;

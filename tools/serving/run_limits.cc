@@ -1,8 +1,7 @@
 #include "tools/serving/run_limits.h"
 
-#include <chrono>
-
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "absl/time/clock.h"
