@@ -2,20 +2,29 @@
 """The converter rows of docs/performance.md: mlir-to-bef as users run it
 (the whole process: start-up, reading, parsing, converting, writing) on one
 function of N dependent tfrt.add.i32 (plus two constants), N = 1,000,
-100,000 and 1,000,000; ROUNDS rounds with the sizes interleaved. Prints per
-size the median wall time and peak resident memory (GNU time's %e and %M)
-with their ranges.
+100,000 and 1,000,000; ROUNDS rounds with the sizes and tools interleaved.
+Prints per size the median wall time and peak resident memory (the child's
+rusage) with their ranges.
 
-Next to each, bef-opt on the same file (MLIR's parse, verify and print,
-nothing of ours), the reference of the same sitting: this VM's speed for
-MLIR varied 4x between days.
+Next to each, the references of the same sitting (this VM's speed varies up
+to 2x between minutes):
+  * MLIR's parse alone: mlir-to-bef on the same text plus a declaration it
+    refuses once MLIR has parsed and verified the module
+    (`func.func private @refused()`, "external functions are not
+    allowed"), so that process reads, parses, verifies and stops;
+  * bef-opt: MLIR's parse, verify and print, nothing of ours;
+  * REFERENCE (optional): another translator's command line, run as
+    `REFERENCE SOURCE -o OUTPUT` -- TFRT's `tfrt_translate --mlir-to-bef`
+    where one has it, or an older mlir-to-bef.
 
-usage: converter_rows.py MLIR_TO_BEF BEF_OPT WORK_DIR [ROUNDS]
+usage: converter_rows.py MLIR_TO_BEF BEF_OPT WORK_DIR [ROUNDS] [REFERENCE]
 """
 import os
+import shlex
 import statistics
 import subprocess
 import sys
+import time
 
 SIZES = [1_000, 100_000, 1_000_000]
 
@@ -30,45 +39,85 @@ def chain(n):
     return "\n".join(lines)
 
 
-def measure(tool, source, output):
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", tool, source, "-o", output],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            check=True)
-    seconds, kib = result.stderr.strip().splitlines()[-1].split()
-    return float(seconds), int(kib) / 1024.0
+def measure(command, expect_success=True):
+    """(wall seconds, peak RSS MiB) of one process."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - start
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    succeeded = os.waitstatus_to_exitcode(status) == 0
+    if succeeded != expect_success:
+        sys.exit("unexpected %s of %s:\n%s" % ("failure" if expect_success else "success",
+                                                 shlex.join(command), stderr[-2000:]))
+    return wall, usage.ru_maxrss / 1024.0
 
 
 def main():
     tool, bef_opt, work = sys.argv[1], sys.argv[2], sys.argv[3]
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    reference = shlex.split(sys.argv[5]) if len(sys.argv) > 5 else None
     os.makedirs(work, exist_ok=True)
-    sources = {}
+    sources, parse_only = {}, {}
     for n in SIZES:
         sources[n] = os.path.join(work, "chain_%d.mlir" % n)
+        parse_only[n] = os.path.join(work, "chain_%d_refused.mlir" % n)
+        text = chain(n)
         with open(sources[n], "w") as f:
-            f.write(chain(n))
-    runs = {(n, t): [] for n in SIZES for t in ("ours", "mlir")}
+            f.write(text)
+        with open(parse_only[n], "w") as f:
+            f.write(text + "func.func private @refused()\n")
+    output = os.path.join(work, "out.bef")
+    tools = {
+        "ours": lambda n: (measure([tool, sources[n], "-o", output])),
+        "parse": lambda n: measure([tool, parse_only[n], "-o", output], expect_success=False),
+        "bef-opt": lambda n: measure([bef_opt, sources[n], "-o", "/dev/null"]),
+    }
+    if reference:
+        reference_output = os.path.join(work, "reference.bef")
+
+        def run_reference(n):
+            result = measure(reference + [sources[n], "-o", reference_output])
+            with open(output, "rb") as a, open(reference_output, "rb") as b:
+                if a.read() != b.read():
+                    sys.exit("the reference's bytes differ from mlir-to-bef's at N = %d" % n)
+            return result
+        tools["reference"] = run_reference
+    runs = {(n, t): [] for n in SIZES for t in tools}
     for _ in range(rounds):
         for n in SIZES:
-            runs[(n, "ours")].append(measure(tool, sources[n], os.path.join(work, "out.bef")))
-            runs[(n, "mlir")].append(measure(bef_opt, sources[n], "/dev/null"))
+            for name, run in tools.items():
+                runs[(n, name)].append(run(n))
 
     def cell(values, digits):
         return "{:.{d}f} ({:.{d}f}-{:.{d}f})".format(
             statistics.median(values), min(values), max(values), d=digits)
 
-    print("| one function of N dependent adds | mlir-to-bef wall, s | mlir-to-bef peak RSS, MiB "
-          "| bef-opt (MLIR alone) wall, s | bef-opt peak RSS, MiB |")
-    print("|---|---|---|---|---|")
+    headers = ["mlir-to-bef", "MLIR's parse alone", "bef-opt (MLIR alone)"]
+    if reference:
+        headers.append("reference")
+    print("| one function of N dependent adds | " +
+          " | ".join("%s wall, s | %s peak RSS, MiB" % (h, h) for h in headers) + " |")
+    print("|---|" + "---|---|" * len(headers))
     for n in SIZES:
-        ours, mlir = runs[(n, "ours")], runs[(n, "mlir")]
-        print("| N = {:,} | {} | {} | {} | {} |".format(
-            n, cell([w for w, _ in ours], 2), cell([m for _, m in ours], 0),
-            cell([w for w, _ in mlir], 2), cell([m for _, m in mlir], 0)))
+        cells = []
+        for name in tools:
+            values = runs[(n, name)]
+            cells += [cell([w for w, _ in values], 2), cell([m for _, m in values], 0)]
+        print("| N = {:,} | {} |".format(n, " | ".join(cells)))
+    if reference:
+        print()
+        print("mlir-to-bef / reference, medians: " + ", ".join(
+            "N = {:,}: wall {:.2f}x, peak RSS {:.2f}x".format(
+                n,
+                statistics.median(w for w, _ in runs[(n, "ours")]) /
+                statistics.median(w for w, _ in runs[(n, "reference")]),
+                statistics.median(m for _, m in runs[(n, "ours")]) /
+                statistics.median(m for _, m in runs[(n, "reference")]))
+            for n in SIZES))
     print()
-    print("%d rounds, sizes and tools interleaved: median (range). TFRT's translator "
-          "(performance issue): about 107 MiB at N = 100,000, wall time 1 / 1.1 of ours "
-          "in its sitting." % rounds)
+    print("%d rounds, sizes and tools interleaved: median (range)." % rounds)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 #   bash scripts/benchmarks.sh            # programs, converter, microbenchmarks
 #   BEF_BENCH_QUICK=1 bash scripts/benchmarks.sh   # programs only
 #   BEF_BENCH_ROUNDS=N (default 5) rounds of the program table
+#   BEF_CONVERTER_REFERENCE="tfrt_translate --mlir-to-bef": another
+#     translator beside mlir-to-bef in the converter rows (same bytes checked)
 # Program benchmarks are what users run: MLIR text
 # (benchmarks/programs/generate.py) converted by mlir-to-bef and run by
 # bef_executor with tfrt_test.benchmark (20 measured runs, p50), malloc
@@ -46,7 +48,7 @@ if [[ "${BEF_BENCH_QUICK:-0}" != 1 ]]; then
   echo
   # The converter, whole process (1,000 to 1,000,000 adds; about a minute).
   python3 benchmarks/converter_rows.py "$bin/tools/mlir-to-bef" "$bin/tools/bef-opt" \
-    "$work/converter" 3
+    "$work/converter" 3 ${BEF_CONVERTER_REFERENCE:+"$BEF_CONVERTER_REFERENCE"}
   echo
   "$bin/benchmarks/async_benchmark" --benchmark_min_time=0.2 2>/dev/null
   "$bin/benchmarks/executor_benchmark" --benchmark_min_time=0.2 2>/dev/null

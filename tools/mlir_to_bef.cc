@@ -90,10 +90,8 @@ mlir::LogicalResult ConvertChunk(std::unique_ptr<llvm::MemoryBuffer> buffer,
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceFile<mlir::ModuleOp>(*source_manager, &context);
     if (!module) return mlir::failure();
-    mlir::FailureOr<std::vector<uint8_t>> bytes =
-        bef::converter::ConvertMlirToBef(*module, options);
-    if (mlir::failed(bytes)) return mlir::failure();
-    os.write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    if (mlir::failed(bef::converter::ConvertMlirToBef(*module, options, os)))
+      return mlir::failure();
     // One input, one module: the process ends next (several chunks of
     // --split-input-file are freed as they go).
     if (!split_input_file) left_to_exit->push_back({std::move(owned_context), std::move(module)});
@@ -143,6 +141,7 @@ int main(int argc, char** argv) {
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_TOP_PAD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MXFAST, 0);
   return bef::converter_io::ConverterMain(
       argc, argv, "MLIR host program to BEF converter\n", Run);
 }

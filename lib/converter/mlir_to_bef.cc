@@ -2,11 +2,14 @@
 
 #include <complex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "bef/format/attribute_writer.h"
 #include "bef/format/bef_encoding.h"
 #include "bef/format/bef_writer.h"
@@ -119,7 +122,8 @@ class Converter {
         options_(options),
         writer_(BefWriter::Options{options.emit_optional_sections}) {}
 
-  mlir::FailureOr<std::vector<uint8_t>> Run() {
+  // Converts the module into the writer; then Write it.
+  mlir::LogicalResult Build() {
     if (mlir::failed(Collect())) return mlir::failure();
     if (mlir::failed(AddFunctions())) return mlir::failure();
     for (size_t i = 0; i < functions_.size(); ++i) {
@@ -127,13 +131,18 @@ class Converter {
       if (mlir::failed(EmitFunction(functions_[i], *bodies_[i])))
         return mlir::failure();
     }
-    absl::StatusOr<std::vector<uint8_t>> bytes = writer_.Finish();
-    if (!bytes.ok()) {
+    return mlir::success();
+  }
+
+  mlir::LogicalResult Write(
+      absl::FunctionRef<void(std::span<const uint8_t>)> sink) {
+    absl::Status status = writer_.Write(sink);
+    if (!status.ok()) {
       module_.emitError() << "internal error writing BEF: "
-                          << std::string(bytes.status().message());
+                          << std::string(status.message());
       return mlir::failure();
     }
-    return std::move(*bytes);
+    return mlir::success();
   }
 
  private:
@@ -201,7 +210,7 @@ class Converter {
   }
 
   mlir::LogicalResult CollectKernel(mlir::Operation* op) {
-    writer_.KernelCode(op->getName().getStringRef());
+    KernelCode(op);
     for (mlir::Type type : op->getResultTypes()) RegisterType(type);
     for (mlir::NamedAttribute named : op->getAttrDictionary()) {
       if (named.getName() == kCostAttribute) continue;
@@ -232,7 +241,22 @@ class Converter {
     return mlir::success();
   }
 
-  void RegisterType(mlir::Type type) { writer_.TypeIndex(TypeName(type)); }
+  void RegisterType(mlir::Type type) { TypeIndex(type); }
+
+  // The writer's index of `type`, printed and looked up once per type.
+  uint32_t TypeIndex(mlir::Type type) {
+    auto [it, inserted] = type_indices_.try_emplace(type, 0);
+    if (inserted) it->second = writer_.TypeIndex(TypeName(type));
+    return it->second;
+  }
+
+  // The writer's code of `op`'s kernel name, looked up once per name.
+  uint32_t KernelCode(mlir::Operation* op) {
+    auto [it, inserted] =
+        kernel_codes_.try_emplace(op->getName().getAsOpaquePointer(), 0);
+    if (inserted) it->second = writer_.KernelCode(op->getName().getStringRef());
+    return it->second;
+  }
 
   // Printing a type is costly (it sets up an AsmState); programs use few.
   const std::string& TypeName(mlir::Type type) {
@@ -427,42 +451,63 @@ class Converter {
     mlir::Block& block = record.region->front();
     function.set_location(ConvertLocation(record.owner->getLoc()));
 
-    llvm::DenseMap<mlir::Value, uint32_t> registers;
-    for (mlir::BlockArgument argument : block.getArguments())
-      registers[argument] = function.argument(argument.getArgNumber());
+    // The streams first: the analysis's working memory is free again before
+    // the body's tables grow.
+    StreamAnalysis streams(block, StreamAnalysis::OptionsFor(block));
 
-    auto register_of = [&](mlir::Operation* op, mlir::Value value)
-        -> mlir::FailureOr<uint32_t> {
-      auto it = registers.find(value);
-      if (it == registers.end()) {
-        EmitErrorInBody(op,
-                        "BEF executor only supports references to kernels "
-                        "within the current region");
-        return mlir::failure();
+    // The body's sizes, so that no table regrows.
+    size_t num_kernels = 0, num_operands = 0, num_results = 0;
+    for (mlir::Operation& op : block.without_terminator()) {
+      ++num_kernels;
+      num_operands += op.getNumOperands();
+      num_results += op.getNumResults();
+    }
+    function.Reserve(num_kernels, num_operands, num_results);
+    // The register of a value is its op's first register plus its result
+    // number; ops are found by their position in the block.
+    std::vector<uint32_t> first_registers;
+    first_registers.reserve(num_kernels);
+
+    auto register_of = [&](mlir::Operation* op, size_t position,
+                           mlir::Value value) -> mlir::FailureOr<uint32_t> {
+      if (auto argument = llvm::dyn_cast<mlir::BlockArgument>(value)) {
+        if (argument.getOwner() == &block)
+          return function.argument(argument.getArgNumber());
+      } else {
+        int defined_at = streams.PositionOf(value.getDefiningOp());
+        if (defined_at >= 0 && static_cast<size_t>(defined_at) < position) {
+          return first_registers[defined_at] +
+                 llvm::cast<mlir::OpResult>(value).getResultNumber();
+        }
       }
-      return it->second;
+      EmitErrorInBody(op,
+                      "BEF executor only supports references to kernels "
+                      "within the current region");
+      return mlir::failure();
     };
 
-    std::vector<std::pair<BefWriter::Kernel*, mlir::Operation*>> kernels;
+    size_t position = 0;
     for (mlir::Operation& op : block.without_terminator()) {
-      BefWriter::Kernel& kernel = function.AddKernel(
-          op.getName().getStringRef(), ConvertLocation(op.getLoc()));
+      BefWriter::Kernel& kernel = function.AddKernelOfCode(
+          KernelCode(&op), ConvertLocation(op.getLoc()));
+      kernel.set_stream(streams.StreamAt(position));
       for (mlir::Value operand : op.getOperands()) {
-        mlir::FailureOr<uint32_t> index = register_of(&op, operand);
+        mlir::FailureOr<uint32_t> index = register_of(&op, position, operand);
         if (mlir::failed(index)) return mlir::failure();
         kernel.AddArgument(*index);
       }
       if (mlir::failed(EmitAttributesAndFunctions(op, kernel)))
         return mlir::failure();
+      first_registers.push_back(function.num_registers());
       for (mlir::Value result : op.getResults())
-        registers[result] = kernel.AddResult(TypeName(result.getType()));
-      kernels.emplace_back(&kernel, &op);
+        kernel.AddResultOfType(TypeIndex(result.getType()));
+      ++position;
     }
 
     mlir::Operation* terminator = block.getTerminator();
     std::vector<uint32_t> results;
     for (auto [index, operand] : llvm::enumerate(terminator->getOperands())) {
-      mlir::FailureOr<uint32_t> reg = register_of(terminator, operand);
+      mlir::FailureOr<uint32_t> reg = register_of(terminator, position, operand);
       if (mlir::failed(reg)) return mlir::failure();
       if (record.kind == FunctionKind::kSyncBefFunction) {
         if (llvm::isa<mlir::BlockArgument>(operand)) {
@@ -480,7 +525,6 @@ class Converter {
     }
     function.Return(std::move(results));
 
-    StreamAnalysis streams(block, StreamAnalysis::OptionsFor(block));
     if (options_.stream_analysis_log) {
       options_.stream_analysis_log(
           "StreamAnalysis: max_cost for function " +
@@ -488,7 +532,6 @@ class Converter {
           " is " + std::to_string(streams.max_cost()));
     }
     function.set_root_stream(streams.root_stream());
-    for (auto [kernel, op] : kernels) kernel->set_stream(streams.GetStream(op));
     return mlir::success();
   }
 
@@ -549,28 +592,36 @@ class Converter {
   // Locations
   // ---------------------------------------------------------------------
 
-  static BefLocation ConvertLocation(mlir::Location location) {
+  BefWriter::LocationId ConvertLocation(mlir::Location location) {
     if (auto file = llvm::dyn_cast<mlir::FileLineColRange>(location)) {
-      return BefLocation::FileLineColumn(file.getFilename().str(),
-                                         file.getStartLine(),
-                                         file.getStartColumn());
+      return writer_.FileLineColumnLocation(LocationText(file.getFilename()),
+                                            file.getStartLine(),
+                                            file.getStartColumn());
     }
     if (auto name = llvm::dyn_cast<mlir::NameLoc>(location)) {
-      return BefLocation::Name(name.getName().str(),
-                               ConvertLocation(name.getChildLoc()));
+      return writer_.NameLocation(LocationText(name.getName()),
+                                  ConvertLocation(name.getChildLoc()));
     }
     if (auto call = llvm::dyn_cast<mlir::CallSiteLoc>(location)) {
-      return BefLocation::CallSite(ConvertLocation(call.getCallee()),
-                                   ConvertLocation(call.getCaller()));
+      BefWriter::LocationId callee = ConvertLocation(call.getCallee());
+      return writer_.CallSiteLocation(callee, ConvertLocation(call.getCaller()));
     }
     if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(location)) {
-      std::vector<BefLocation> children;
+      std::vector<BefWriter::LocationId> children;
       for (mlir::Location child : fused.getLocations())
         children.push_back(ConvertLocation(child));
-      return BefLocation::Fused(std::move(children));
+      return writer_.FusedLocation(children);
     }
-    if (llvm::isa<mlir::UnknownLoc>(location)) return BefLocation::Unknown();
-    return BefLocation::Unencodable();
+    if (llvm::isa<mlir::UnknownLoc>(location))
+      return BefWriter::kUnknownLocation;
+    return writer_.UnencodableLocation();
+  }
+
+  // The writer's index of a location text, looked up once per text.
+  uint32_t LocationText(mlir::StringAttr text) {
+    auto [it, inserted] = location_texts_.try_emplace(text, 0);
+    if (inserted) it->second = writer_.LocationText(text.getValue());
+    return it->second;
   }
 
   mlir::ModuleOp module_;
@@ -581,6 +632,9 @@ class Converter {
   absl::flat_hash_map<std::string, uint32_t> function_indices_;
   llvm::DenseMap<mlir::Region*, uint32_t> region_indices_;
   llvm::DenseMap<mlir::Type, std::string> type_names_;
+  llvm::DenseMap<mlir::Type, uint32_t> type_indices_;
+  llvm::DenseMap<const void*, uint32_t> kernel_codes_;  // by OperationName
+  llvm::DenseMap<mlir::StringAttr, uint32_t> location_texts_;
   llvm::DenseMap<mlir::Attribute, uint32_t> attribute_offsets_;
   CompilationUnits compilation_units_;
 };
@@ -589,7 +643,24 @@ class Converter {
 
 mlir::FailureOr<std::vector<uint8_t>> ConvertMlirToBef(
     mlir::ModuleOp module, const MlirToBefOptions& options) {
-  return Converter(module, options).Run();
+  Converter converter(module, options);
+  if (mlir::failed(converter.Build())) return mlir::failure();
+  std::vector<uint8_t> bytes;
+  if (mlir::failed(converter.Write([&bytes](std::span<const uint8_t> piece) {
+        bytes.insert(bytes.end(), piece.begin(), piece.end());
+      })))
+    return mlir::failure();
+  return bytes;
+}
+
+mlir::LogicalResult ConvertMlirToBef(mlir::ModuleOp module,
+                                     const MlirToBefOptions& options,
+                                     llvm::raw_ostream& os) {
+  Converter converter(module, options);
+  if (mlir::failed(converter.Build())) return mlir::failure();
+  return converter.Write([&os](std::span<const uint8_t> piece) {
+    os.write(reinterpret_cast<const char*>(piece.data()), piece.size());
+  });
 }
 
 }  // namespace bef::converter

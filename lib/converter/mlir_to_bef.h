@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 
@@ -37,6 +38,12 @@ struct MlirToBefOptions {
 
 mlir::FailureOr<std::vector<uint8_t>> ConvertMlirToBef(
     mlir::ModuleOp module, const MlirToBefOptions& options = {});
+
+// The same bytes, written to `os` section by section (no copy of the whole
+// file is made: mlir-to-bef writes this way).
+mlir::LogicalResult ConvertMlirToBef(mlir::ModuleOp module,
+                                     const MlirToBefOptions& options,
+                                     llvm::raw_ostream& os);
 
 }  // namespace bef::converter
 

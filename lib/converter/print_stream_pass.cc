@@ -27,7 +27,9 @@ class PrintStreamPass
     mlir::func::FuncOp function = getOperation();
     if (function.getBody().empty()) return;  // a declaration
     mlir::Block& body = function.getBody().front();
-    StreamAnalysis analysis(body, StreamAnalysis::OptionsFor(body));
+    StreamAnalysisOptions options = StreamAnalysis::OptionsFor(body);
+    options.describe = true;
+    StreamAnalysis analysis(body, options);
     Emit(analysis, nullptr, function.getLoc());
     for (mlir::Operation& op : body) Emit(analysis, &op, op.getLoc());
   }

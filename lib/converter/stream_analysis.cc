@@ -50,6 +50,7 @@ class Analyzer {
       : threshold_(options.cost_threshold),
         merge_(options.merge_inter_dependent_streams) {
     nodes_.reserve(block.getOperations().size() + 1);
+    node_of_.reserve(block.getOperations().size());
     nodes_.emplace_back();
     for (mlir::Operation& op : block) {
       node_of_[&op] = static_cast<int>(nodes_.size());
@@ -72,8 +73,8 @@ class Analyzer {
   int ParentNodeOf(uint32_t stream) const { return streams_[stream].parent_node; }
   mlir::Operation* OpOf(int node) const { return nodes_[node].op; }
   size_t num_nodes() const { return nodes_.size(); }
-  const llvm::DenseMap<mlir::Operation*, int>& node_of() const {
-    return node_of_;
+  llvm::DenseMap<mlir::Operation*, int> TakeNodeOf() {
+    return std::move(node_of_);
   }
 
  private:
@@ -245,11 +246,14 @@ StreamAnalysis::StreamAnalysis(mlir::Block& block,
                                const StreamAnalysisOptions& options) {
   Analyzer analyzer(block, options);
   analyzer.Run();
-  for (auto [op, node] : analyzer.node_of()) {
-    streams_[op] = analyzer.StreamOf(node);
+  streams_by_position_.reserve(analyzer.num_nodes() - 1);
+  for (size_t node = 1; node < analyzer.num_nodes(); ++node) {
+    streams_by_position_.push_back(analyzer.StreamOf(static_cast<int>(node)));
   }
   root_stream_ = analyzer.StreamOf(0);
   max_cost_ = analyzer.max_cost();
+  positions_ = analyzer.TakeNodeOf();
+  if (!options.describe) return;
 
   // The stream tree, as TFRT finalizes it: walking the block in order, a
   // stream is described when its first op is seen; it becomes a child of
@@ -282,8 +286,8 @@ StreamAnalysis::StreamAnalysis(mlir::Block& block,
 }
 
 uint32_t StreamAnalysis::GetStream(mlir::Operation* op) const {
-  auto it = streams_.find(op);
-  return it == streams_.end() ? 0 : it->second;
+  auto it = positions_.find(op);
+  return it == positions_.end() ? 0 : streams_by_position_[it->second - 1];
 }
 
 StreamAnalysis::StreamInfo StreamAnalysis::Describe(mlir::Operation* op) const {

@@ -29,6 +29,9 @@ struct StreamAnalysisOptions {
   int64_t cost_threshold = 0;
   // `tfrt.merge_inter_dependent_streams`.
   bool merge_inter_dependent_streams = false;
+  // Keep what Describe needs (bef-opt -tfrt-print-stream); conversion only
+  // asks for stream ids.
+  bool describe = false;
 };
 
 class StreamAnalysis {
@@ -37,6 +40,16 @@ class StreamAnalysis {
 
   // Stream id of an op of the block (including its terminator).
   uint32_t GetStream(mlir::Operation* op) const;
+  // Position of `op` in the block (0 is the first op), or -1 when `op` is
+  // not one of the block's.
+  int PositionOf(mlir::Operation* op) const {
+    auto it = positions_.find(op);
+    return it == positions_.end() ? -1 : it->second - 1;
+  }
+  // Stream id of the block's op at `position`.
+  uint32_t StreamAt(size_t position) const {
+    return streams_by_position_[position];
+  }
 
   // What bef-opt -tfrt-print-stream reports of an op's stream.
   struct StreamInfo {
@@ -48,6 +61,7 @@ class StreamAnalysis {
     std::vector<uint32_t> child_streams;
   };
   // `op` of the block, or null for the virtual root (the function itself).
+  // REQUIRES: the analysis was made with options.describe.
   StreamInfo Describe(mlir::Operation* op) const;
   // Stream of the virtual root: the pseudo kernel's stream id.
   uint32_t root_stream() const { return root_stream_; }
@@ -59,7 +73,8 @@ class StreamAnalysis {
   static StreamAnalysisOptions OptionsFor(mlir::Block& block);
 
  private:
-  llvm::DenseMap<mlir::Operation*, uint32_t> streams_;
+  std::vector<uint32_t> streams_by_position_;
+  llvm::DenseMap<mlir::Operation*, int> positions_;  // op -> position + 1
   llvm::DenseMap<uint32_t, StreamInfo> info_;                // by stream id
   llvm::DenseMap<uint32_t, mlir::Operation*> parent_ops_;    // by stream id
   // (stream id, op or null for the root) -> the streams the op starts.

@@ -77,8 +77,34 @@ bool BefLocation::IsEncodable() const {
 // ---------------------------------------------------------------------------
 // Kernel and Function
 
+BefWriter::Kernel::Kernel(Function* function, uint32_t index, uint32_t code,
+                          LocationId location)
+    : function_(function), index_(index), code_(code), location_(location) {
+  // Empty lists start at the arrays' ends, where their first entries go.
+  arguments_.begin = Uint32(function->arguments_.size());
+  attributes_.begin = Uint32(function->attribute_offsets_.size());
+  functions_.begin = Uint32(function->functions_.size());
+  results_.begin = Uint32(function->results_.size());
+}
+
+void BefWriter::Function::Append(Kernel::Span& span,
+                                 std::vector<uint32_t>& array, uint32_t value) {
+  if (span.begin + span.count != array.size()) {
+    // Another list follows this one: move it to the end (the old entries
+    // stay as unused holes).
+    size_t old_begin = span.begin;
+    array.reserve(array.size() + span.count + 1);
+    for (size_t i = 0; i < span.count; ++i) {
+      array.push_back(array[old_begin + i]);
+    }
+    span.begin = Uint32(array.size() - span.count);
+  }
+  array.push_back(value);
+  ++span.count;
+}
+
 BefWriter::Kernel& BefWriter::Kernel::AddArgument(uint32_t register_index) {
-  arguments_.push_back(register_index);
+  Function::Append(arguments_, function_->arguments_, register_index);
   return *this;
 }
 
@@ -89,56 +115,109 @@ BefWriter::Kernel& BefWriter::Kernel::AddAttribute(const BefAttribute& attribute
 
 BefWriter::Kernel& BefWriter::Kernel::AddAttributeOffset(uint32_t offset,
                                                          std::string_view name) {
-  attributes_.push_back(offset);
-  attribute_names_.emplace_back(name);
+  // The two arrays grow together: one span names both.
+  Kernel::Span names = attributes_;
+  Function::Append(attributes_, function_->attribute_offsets_, offset);
+  Function::Append(names, function_->attribute_names_,
+                   function_->writer_->NameIndex(name));
   return *this;
 }
 
 BefWriter::Kernel& BefWriter::Kernel::AddFunction(uint32_t function_index) {
-  functions_.push_back(function_index);
+  Function::Append(functions_, function_->functions_, function_index);
   return *this;
 }
 
 uint32_t BefWriter::Kernel::AddResult(std::string_view type) {
+  return AddResultOfType(function_->writer_->TypeIndex(type));
+}
+
+uint32_t BefWriter::Kernel::AddResultOfType(uint32_t type_index) {
   uint32_t register_index = function_->num_registers();
-  function_->register_types_.push_back(function_->writer_->TypeIndex(type));
-  results_.push_back(register_index);
-  used_by_override_.emplace_back();
+  function_->register_types_.push_back(type_index);
+  Function::Append(results_, function_->results_, register_index);
   return register_index;
 }
 
-BefWriter::Kernel& BefWriter::Kernel::SetUsedBy(size_t result_index,
-                                                std::vector<uint32_t> kernels) {
-  used_by_override_[result_index] = std::move(kernels);
-  return *this;
+uint32_t BefWriter::Kernel::result(size_t i) const {
+  return function_->results_[results_.begin + i];
+}
+
+void BefWriter::Function::set_location(const BefLocation& location) {
+  location_ = writer_->AddLocation(location);
+}
+
+void BefWriter::Function::Reserve(size_t kernels, size_t arguments,
+                                  size_t results) {
+  (void)kernels;  // a deque grows without moving
+  arguments_.reserve(arguments);
+  register_types_.reserve(register_types_.size() + results);
+  results_.reserve(results);
+}
+
+BefWriter::Kernel& BefWriter::Function::AddKernelOfCode(uint32_t code,
+                                                        LocationId location) {
+  kernels_.push_back(Kernel(this, Uint32(kernels_.size() + 1), code, location));
+  return kernels_.back();
 }
 
 BefWriter::Kernel& BefWriter::Function::AddKernel(std::string_view name,
-                                                  BefLocation location) {
-  uint32_t code = writer_->KernelCode(name);
-  kernels_.push_back(Kernel(this, Uint32(kernels_.size() + 1), code,
-                            std::move(location)));
-  return kernels_.back();
+                                                  LocationId location) {
+  return AddKernelOfCode(writer_->KernelCode(name), location);
+}
+
+BefWriter::Kernel& BefWriter::Function::AddKernel(std::string_view name,
+                                                  const BefLocation& location) {
+  return AddKernelOfCode(writer_->KernelCode(name),
+                         writer_->AddLocation(location));
+}
+
+void BefWriter::Function::Release() {
+  std::deque<Kernel>().swap(kernels_);
+  for (auto* array : {&arguments_, &attribute_offsets_, &attribute_names_,
+                      &functions_, &results_, &register_types_}) {
+    std::vector<uint32_t>().swap(*array);
+  }
 }
 
 // ---------------------------------------------------------------------------
 // BefWriter tables
 
-BefWriter::BefWriter(Options options) : options_(options) {}
+BefWriter::BefWriter(Options options) : options_(options) {
+  locations_.push_back({BefLocation::Kind::kUnknown, true, 0, 0, 0, 0, 0});
+  locations_.push_back({BefLocation::Kind::kUnencodable, false, 0, 0, 0, 0, 0});
+}
 BefWriter::~BefWriter() = default;
 
+namespace {
+
+// The index of `text` in `names`, added on first use.
+uint32_t Intern(std::string_view text, std::vector<std::string>& names,
+                absl::flat_hash_map<std::string, uint32_t>& indices) {
+  auto it = indices.find(absl::string_view(text.data(), text.size()));
+  if (it != indices.end()) return it->second;
+  uint32_t index = Uint32(names.size());
+  names.emplace_back(text);
+  indices.emplace(names.back(), index);
+  return index;
+}
+
+}  // namespace
+
 uint32_t BefWriter::KernelCode(std::string_view name) {
-  auto [it, inserted] =
-      kernel_codes_.try_emplace(std::string(name), Uint32(kernel_names_.size()));
-  if (inserted) kernel_names_.emplace_back(name);
-  return it->second;
+  return Intern(name, kernel_names_, kernel_codes_);
 }
 
 uint32_t BefWriter::TypeIndex(std::string_view name) {
-  auto [it, inserted] =
-      type_indices_.try_emplace(std::string(name), Uint32(type_names_.size()));
-  if (inserted) type_names_.emplace_back(name);
-  return it->second;
+  return Intern(name, type_names_, type_indices_);
+}
+
+uint32_t BefWriter::NameIndex(std::string_view name) {
+  return Intern(name, attribute_names_, attribute_name_indices_);
+}
+
+uint32_t BefWriter::LocationText(std::string_view text) {
+  return Intern(text, location_texts_, location_text_indices_);
 }
 
 uint32_t BefWriter::AddAttribute(const BefAttribute& attribute) {
@@ -152,6 +231,76 @@ uint32_t BefWriter::AddAttribute(const BefAttribute& attribute) {
 
 void BefWriter::AddString(std::string_view text) {
   extra_strings_.emplace_back(text);
+}
+
+BefWriter::LocationId BefWriter::AddLocationNode(
+    LocationNode node, std::span<const LocationId> children) {
+  node.first_child = Uint32(location_children_.size());
+  node.num_children = Uint32(children.size());
+  location_children_.insert(location_children_.end(), children.begin(),
+                            children.end());
+  locations_.push_back(node);
+  return Uint32(locations_.size() - 1);
+}
+
+BefWriter::LocationId BefWriter::FileLineColumnLocation(uint32_t text,
+                                                        uint32_t line,
+                                                        uint32_t column) {
+  return AddLocationNode(
+      {BefLocation::Kind::kFileLineColumn, true, text, line, column, 0, 0},
+      {});
+}
+
+BefWriter::LocationId BefWriter::NameLocation(uint32_t text, LocationId child) {
+  // A name is always written (an unencodable child as unknown).
+  return AddLocationNode({BefLocation::Kind::kName, true, text, 0, 0, 0, 0},
+                         std::span<const LocationId>(&child, 1));
+}
+
+BefWriter::LocationId BefWriter::CallSiteLocation(LocationId callee,
+                                                  LocationId caller) {
+  LocationId children[] = {callee, caller};
+  bool encodable = locations_[callee].encodable && locations_[caller].encodable;
+  return AddLocationNode(
+      {BefLocation::Kind::kCallSite, encodable, 0, 0, 0, 0, 0}, children);
+}
+
+BefWriter::LocationId BefWriter::FusedLocation(
+    std::span<const LocationId> children) {
+  bool encodable = std::any_of(children.begin(), children.end(),
+                               [&](LocationId child) {
+                                 return locations_[child].encodable;
+                               });
+  return AddLocationNode({BefLocation::Kind::kFused, encodable, 0, 0, 0, 0, 0},
+                         children);
+}
+
+BefWriter::LocationId BefWriter::AddLocation(const BefLocation& location) {
+  using Kind = BefLocation::Kind;
+  switch (location.kind) {
+    case Kind::kUnknown:
+      return kUnknownLocation;
+    case Kind::kUnencodable:
+      return kUnencodableLocation;
+    case Kind::kFileLineColumn:
+      return FileLineColumnLocation(LocationText(location.text), location.line,
+                                    location.column);
+    case Kind::kName:
+      return NameLocation(LocationText(location.text),
+                          AddLocation(location.children[0]));
+    case Kind::kCallSite: {
+      LocationId callee = AddLocation(location.children[0]);
+      return CallSiteLocation(callee, AddLocation(location.children[1]));
+    }
+    case Kind::kFused: {
+      std::vector<LocationId> children;
+      for (const BefLocation& child : location.children) {
+        children.push_back(AddLocation(child));
+      }
+      return FusedLocation(children);
+    }
+  }
+  return kUnknownLocation;
 }
 
 BefWriter::Function& BefWriter::AddFunction(
@@ -183,31 +332,39 @@ uint32_t BefWriter::AddNativeFunction(
 }
 
 // ---------------------------------------------------------------------------
-// Layout: everything Finish() derives.
+// Layout: everything Write() derives.
 
 class BefWriter::Layout {
  public:
   explicit Layout(BefWriter& writer) : writer_(writer) {}
 
-  absl::StatusOr<std::vector<uint8_t>> Run();
+  absl::Status Run(absl::FunctionRef<void(std::span<const uint8_t>)> sink);
 
  private:
   void CollectStrings();
   uint32_t StringOffset(std::string_view text) const {
-    return string_offsets_.at(std::string(text));
+    return string_offsets_.find(text)->second;
   }
   absl::Status Validate(const FunctionEntry& entry) const;
   // Location field value for `location`: a record offset, or a virtual one.
-  uint32_t EmitLocation(const BefLocation& location);
-  void EmitLocationRecord(const BefLocation& location);
+  uint32_t EmitLocation(LocationId location);
+  void EmitLocationRecord(LocationId location);
+  // The function's body in the Functions section, and its entries in the
+  // AttributeNames and RegisterTypes sections.
   void EmitFunction(const Function& function);
 
   BefWriter& writer_;
-  std::map<std::string, uint32_t> string_offsets_;  // sorted byte-wise
+  // Sorted byte-wise: std::string's operator< compares as memcmp does, on
+  // unsigned values.
+  std::map<std::string, uint32_t, std::less<>> string_offsets_;
   ByteWriter strings_;
   ByteWriter functions_;
+  ByteWriter attribute_names_;
+  ByteWriter register_types_;
   ByteWriter location_strings_;
-  absl::flat_hash_map<std::string, uint32_t> location_string_offsets_;
+  // LocationStrings offset of each location text; kNotWritten until used.
+  static constexpr uint32_t kNotWritten = UINT32_MAX;
+  std::vector<uint32_t> location_text_offsets_;
   ByteWriter locations_;
   bool has_real_location_ = false;
   uint32_t next_virtual_location_ = kFirstVirtualLocationOffset;
@@ -220,15 +377,10 @@ void BefWriter::Layout::CollectStrings() {
   for (const auto& entry : writer_.functions_) string_offsets_[entry.name];
   for (const auto& text : writer_.extra_strings_) string_offsets_[text];
   if (writer_.options_.emit_optional_sections) {
-    for (const auto& entry : writer_.functions_) {
-      if (!entry.body) continue;
-      for (const Kernel& kernel : entry.body->kernels_) {
-        for (const auto& name : kernel.attribute_names_) string_offsets_[name];
-      }
-    }
+    // Every name a kernel's attribute was given (the table holds only
+    // those).
+    for (const auto& name : writer_.attribute_names_) string_offsets_[name];
   }
-  // std::map orders std::string byte-wise (char_traits<char>::compare is
-  // memcmp-like on unsigned values).
   for (auto& [text, offset] : string_offsets_) {
     offset = Uint32(strings_.size());
     strings_.EmitNulTerminatedString(text);
@@ -244,13 +396,13 @@ absl::Status BefWriter::Layout::Validate(const FunctionEntry& entry) const {
   };
   uint32_t num_registers = function.num_registers();
   for (const Kernel& kernel : function.kernels_) {
-    for (uint32_t reg : kernel.arguments_) {
+    for (uint32_t reg : function.List(kernel.arguments_, function.arguments_)) {
       if (reg >= num_registers) {
         return error(absl::StrCat("kernel ", kernel.index_, " reads register ",
                                   reg, " of ", num_registers));
       }
     }
-    for (uint32_t index : kernel.functions_) {
+    for (uint32_t index : function.List(kernel.functions_, function.functions_)) {
       if (index >= writer_.functions_.size()) {
         return error(absl::StrCat("kernel ", kernel.index_,
                                   " names function ", index, " of ",
@@ -272,14 +424,20 @@ absl::Status BefWriter::Layout::Validate(const FunctionEntry& entry) const {
   return absl::OkStatus();
 }
 
-void BefWriter::Layout::EmitLocationRecord(const BefLocation& location) {
+void BefWriter::Layout::EmitLocationRecord(LocationId id) {
   using Kind = BefLocation::Kind;
-  auto string_offset = [&](const std::string& text) {
-    auto [it, inserted] = location_string_offsets_.try_emplace(
-        text, Uint32(location_strings_.size()));
-    if (inserted) location_strings_.EmitNulTerminatedString(text);
-    return it->second;
+  const LocationNode& location = writer_.locations_[id];
+  auto string_offset = [&](uint32_t text) {
+    uint32_t& offset = location_text_offsets_[text];
+    if (offset == kNotWritten) {
+      offset = Uint32(location_strings_.size());
+      location_strings_.EmitNulTerminatedString(writer_.location_texts_[text]);
+    }
+    return offset;
   };
+  std::span<const LocationId> children(
+      writer_.location_children_.data() + location.first_child,
+      location.num_children);
   switch (location.kind) {
     case Kind::kUnknown:
     case Kind::kUnencodable:
@@ -294,29 +452,30 @@ void BefWriter::Layout::EmitLocationRecord(const BefLocation& location) {
     case Kind::kName:
       locations_.EmitByte(static_cast<uint8_t>(LocationKind::kName));
       locations_.EmitVbr(string_offset(location.text));
-      EmitLocationRecord(location.children[0]);
+      EmitLocationRecord(children[0]);
       break;
     case Kind::kCallSite:
       locations_.EmitByte(static_cast<uint8_t>(LocationKind::kCallSite));
-      EmitLocationRecord(location.children[0]);
-      EmitLocationRecord(location.children[1]);
+      EmitLocationRecord(children[0]);
+      EmitLocationRecord(children[1]);
       break;
     case Kind::kFused: {
       locations_.EmitByte(static_cast<uint8_t>(LocationKind::kFused));
-      size_t count = std::count_if(
-          location.children.begin(), location.children.end(),
-          [](const BefLocation& child) { return child.IsEncodable(); });
-      locations_.EmitVbr(count);
-      for (const BefLocation& child : location.children) {
-        if (child.IsEncodable()) EmitLocationRecord(child);
+      auto encodable = [&](LocationId child) {
+        return writer_.locations_[child].encodable;
+      };
+      locations_.EmitVbr(std::count_if(children.begin(), children.end(),
+                                       encodable));
+      for (LocationId child : children) {
+        if (encodable(child)) EmitLocationRecord(child);
       }
       break;
     }
   }
 }
 
-uint32_t BefWriter::Layout::EmitLocation(const BefLocation& location) {
-  if (!location.IsEncodable()) return next_virtual_location_--;
+uint32_t BefWriter::Layout::EmitLocation(LocationId location) {
+  if (!writer_.locations_[location].encodable) return next_virtual_location_--;
   has_real_location_ = true;
   uint32_t offset = Uint32(locations_.size());
   EmitLocationRecord(location);
@@ -327,12 +486,20 @@ void BefWriter::Layout::EmitFunction(const Function& function) {
   const FunctionEntry& entry = writer_.functions_[function.index_];
   const uint32_t num_registers = function.num_registers();
   const uint32_t num_arguments = Uint32(entry.argument_types.size());
+  auto arguments_of = [&](const Kernel& kernel) {
+    return function.List(kernel.arguments_, function.arguments_);
+  };
+  auto results_of = [&](const Kernel& kernel) {
+    return function.List(kernel.results_, function.results_);
+  };
 
   // Uses of each register by kernels, latest kernel and highest slot first,
   // as one array indexed by user_begin (no allocation per register).
   std::vector<uint32_t> user_begin(num_registers + 1, 0);
+  uint32_t num_zero_operand_kernels = 0;
   for (const Kernel& kernel : function.kernels_) {
-    for (uint32_t reg : kernel.arguments_) ++user_begin[reg + 1];
+    for (uint32_t reg : arguments_of(kernel)) ++user_begin[reg + 1];
+    if (kernel.arguments_.count == 0) ++num_zero_operand_kernels;
   }
   for (uint32_t reg = 0; reg < num_registers; ++reg) {
     user_begin[reg + 1] += user_begin[reg];
@@ -342,8 +509,8 @@ void BefWriter::Layout::EmitFunction(const Function& function) {
     std::vector<uint32_t> next(user_begin.begin(), user_begin.end() - 1);
     for (auto kernel = function.kernels_.rbegin();
          kernel != function.kernels_.rend(); ++kernel) {
-      for (auto reg = kernel->arguments_.rbegin();
-           reg != kernel->arguments_.rend(); ++reg) {
+      auto arguments = arguments_of(*kernel);
+      for (auto reg = arguments.rbegin(); reg != arguments.rend(); ++reg) {
         users[next[*reg]++] = kernel->index_;
       }
     }
@@ -352,83 +519,107 @@ void BefWriter::Layout::EmitFunction(const Function& function) {
     return std::span<const uint32_t>(users.data() + user_begin[reg],
                                      user_begin[reg + 1] - user_begin[reg]);
   };
-  std::vector<uint32_t> num_uses(num_registers);
-  for (uint32_t reg = 0; reg < num_registers; ++reg) {
-    num_uses[reg] = Uint32(users_of(reg).size());
-  }
-  for (uint32_t reg : function.result_registers_) ++num_uses[reg];
 
-  // Kernel records as FIXED32 words, one after the other; the pseudo kernel
-  // first.
-  std::vector<uint32_t> words;
-  std::vector<uint32_t> record_start;
-  words.reserve(function.kernels_.size() * 10 + 16);
+  // The kernel table: where each record starts (in FIXED32 words), its
+  // operand count and stream; the pseudo kernel first.
+  uint32_t pseudo_words = 6 + 2 * (num_arguments + 1) +
+                          num_zero_operand_kernels + user_begin[num_arguments];
+  auto record_words = [&](const Kernel& kernel) {
+    uint32_t used_by = 0;
+    for (uint32_t reg : results_of(kernel)) used_by += Uint32(users_of(reg).size());
+    return 6 + 2 * kernel.results_.count + kernel.arguments_.count +
+           kernel.attributes_.count + kernel.functions_.count + used_by;
+  };
   {
-    record_start.push_back(0);
-    std::vector<uint32_t> zero_operand_kernels;
-    for (const Kernel& kernel : function.kernels_) {
-      if (kernel.arguments_.empty()) {
-        zero_operand_kernels.push_back(kernel.index_);
-      }
-    }
-    words.insert(words.end(), {kPseudoKernelCode, kPseudoKernelLocation, 0, 0,
-                               0, num_arguments + 1});
-    words.push_back(Uint32(zero_operand_kernels.size()));
-    for (uint32_t arg = 0; arg < num_arguments; ++arg) {
-      words.push_back(Uint32(users_of(arg).size()));
-    }
-    words.push_back(num_registers);  // the special no-operand register
-    for (uint32_t arg = 0; arg < num_arguments; ++arg) words.push_back(arg);
-    words.insert(words.end(), zero_operand_kernels.begin(),
-                 zero_operand_kernels.end());
-    for (uint32_t arg = 0; arg < num_arguments; ++arg) {
-      auto list = users_of(arg);
-      words.insert(words.end(), list.begin(), list.end());
-    }
+    // Room for all of it up front (VBRs at their longest): the section
+    // never regrows, so it is never held twice.
+    size_t words = pseudo_words;
+    for (const Kernel& kernel : function.kernels_) words += record_words(kernel);
+    functions_.Reserve(functions_.size() + 4 * words + kKernelEntryAlignment +
+                       5 * (3 + num_registers + 3 * (function.kernels_.size() + 1) +
+                            function.result_registers_.size()));
   }
-
-  uint32_t function_location = EmitLocation(function.location_);
-  for (const Kernel& kernel : function.kernels_) {
-    record_start.push_back(Uint32(words.size()));
-    auto used_by = [&](size_t i) {
-      const auto& override_list = kernel.used_by_override_[i];
-      return override_list ? std::span<const uint32_t>(*override_list)
-                           : users_of(kernel.results_[i]);
-    };
-    words.insert(words.end(), {kernel.code_, EmitLocation(kernel.location_),
-                               Uint32(kernel.arguments_.size()),
-                               Uint32(kernel.attributes_.size()),
-                               Uint32(kernel.functions_.size()),
-                               Uint32(kernel.results_.size())});
-    for (size_t i = 0; i < kernel.results_.size(); ++i) {
-      words.push_back(Uint32(used_by(i).size()));
-    }
-    for (const auto* list : {&kernel.arguments_, &kernel.attributes_,
-                             &kernel.functions_, &kernel.results_}) {
-      words.insert(words.end(), list->begin(), list->end());
-    }
-    for (size_t i = 0; i < kernel.results_.size(); ++i) {
-      auto list = used_by(i);
-      words.insert(words.end(), list.begin(), list.end());
-    }
-  }
-
-  functions_.EmitVbr(function_location);
+  uint32_t total_words = pseudo_words;
+  functions_.EmitVbr(EmitLocation(function.location_));
   functions_.EmitVbr(num_registers);
-  for (uint32_t uses : num_uses) functions_.EmitVbr(uses);
-  functions_.EmitVbr(record_start.size());
-  for (size_t k = 0; k < record_start.size(); ++k) {
-    functions_.EmitVbr(4 * record_start[k]);
-    functions_.EmitVbr(k == 0 ? 0 : function.kernels_[k - 1].arguments_.size());
-    functions_.EmitVbr(k == 0 ? function.root_stream_
-                              : function.kernels_[k - 1].stream_);
+  {
+    std::vector<uint32_t> num_uses(num_registers);
+    for (uint32_t reg = 0; reg < num_registers; ++reg) {
+      num_uses[reg] = Uint32(users_of(reg).size());
+    }
+    for (uint32_t reg : function.result_registers_) ++num_uses[reg];
+    for (uint32_t uses : num_uses) functions_.EmitVbr(uses);
+  }
+  functions_.EmitVbr(function.kernels_.size() + 1);
+  functions_.EmitVbr(0);
+  functions_.EmitVbr(0);
+  functions_.EmitVbr(function.root_stream_);
+  for (const Kernel& kernel : function.kernels_) {
+    functions_.EmitVbr(4 * uint64_t{total_words});
+    functions_.EmitVbr(kernel.arguments_.count);
+    functions_.EmitVbr(kernel.stream_);
+    total_words += record_words(kernel);
   }
   for (uint32_t reg : function.result_registers_) functions_.EmitVbr(reg);
   functions_.EmitAlignment(kKernelEntryAlignment);
-  for (uint32_t word : words) functions_.EmitFixed32(word);
+
+  // The records, as FIXED32 words written in place.
+  uint8_t* out = functions_.Extend(size_t{total_words} * 4);
+  auto put = [&out](uint32_t word) {
+    out[0] = static_cast<uint8_t>(word);
+    out[1] = static_cast<uint8_t>(word >> 8);
+    out[2] = static_cast<uint8_t>(word >> 16);
+    out[3] = static_cast<uint8_t>(word >> 24);
+    out += 4;
+  };
+  auto put_all = [&put](std::span<const uint32_t> words) {
+    for (uint32_t word : words) put(word);
+  };
+  for (uint32_t word : {kPseudoKernelCode, kPseudoKernelLocation, 0u, 0u, 0u,
+                        num_arguments + 1, num_zero_operand_kernels}) {
+    put(word);
+  }
+  for (uint32_t arg = 0; arg < num_arguments; ++arg) {
+    put(Uint32(users_of(arg).size()));
+  }
+  put(num_registers);  // the special no-operand register
+  for (uint32_t arg = 0; arg < num_arguments; ++arg) put(arg);
+  for (const Kernel& kernel : function.kernels_) {
+    if (kernel.arguments_.count == 0) put(kernel.index_);
+  }
+  put_all(std::span<const uint32_t>(users.data(), user_begin[num_arguments]));
+
+  for (const Kernel& kernel : function.kernels_) {
+    auto results = results_of(kernel);
+    for (uint32_t word :
+         {kernel.code_, EmitLocation(kernel.location_), kernel.arguments_.count,
+          kernel.attributes_.count, kernel.functions_.count,
+          kernel.results_.count}) {
+      put(word);
+    }
+    for (uint32_t reg : results) put(Uint32(users_of(reg).size()));
+    put_all(arguments_of(kernel));
+    put_all(function.List(kernel.attributes_, function.attribute_offsets_));
+    put_all(function.List(kernel.functions_, function.functions_));
+    put_all(results);
+    for (uint32_t reg : results) put_all(users_of(reg));
+  }
+
+  if (writer_.options_.emit_optional_sections) {
+    attribute_names_.EmitVbr(function.kernels_.size() + 1);
+    for (const Kernel& kernel : function.kernels_) {
+      for (uint32_t name :
+           function.List(kernel.attributes_, function.attribute_names_)) {
+        attribute_names_.EmitVbr(StringOffset(writer_.attribute_names_[name]));
+      }
+    }
+    register_types_.EmitVbr(num_registers);
+    for (uint32_t type : function.register_types_) register_types_.EmitVbr(type);
+  }
 }
 
-absl::StatusOr<std::vector<uint8_t>> BefWriter::Layout::Run() {
+absl::Status BefWriter::Layout::Run(
+    absl::FunctionRef<void(std::span<const uint8_t>)> sink) {
   for (const FunctionEntry& entry : writer_.functions_) {
     if (entry.body) {
       absl::Status status = Validate(entry);
@@ -436,6 +627,7 @@ absl::StatusOr<std::vector<uint8_t>> BefWriter::Layout::Run() {
     }
   }
   CollectStrings();
+  location_text_offsets_.assign(writer_.location_texts_.size(), kNotWritten);
 
   ByteWriter kernels;
   kernels.EmitVbr(writer_.kernel_names_.size());
@@ -445,9 +637,14 @@ absl::StatusOr<std::vector<uint8_t>> BefWriter::Layout::Run() {
   types.EmitVbr(writer_.type_names_.size());
   for (const auto& name : writer_.type_names_) types.EmitVbr(StringOffset(name));
 
-  for (const FunctionEntry& entry : writer_.functions_) {
+  attribute_names_.EmitVbr(writer_.functions_.size());
+  register_types_.EmitVbr(writer_.functions_.size());
+  for (FunctionEntry& entry : writer_.functions_) {
     function_offsets_.push_back(Uint32(functions_.size()));
-    if (entry.body) EmitFunction(*entry.body);
+    if (entry.body) {
+      EmitFunction(*entry.body);
+      entry.body->Release();
+    }
   }
 
   ByteWriter function_index;
@@ -463,52 +660,60 @@ absl::StatusOr<std::vector<uint8_t>> BefWriter::Layout::Run() {
     for (uint32_t type : entry.result_types) function_index.EmitVbr(type);
   }
 
-  ByteWriter file;
-  file.EmitByte(kBefMagic1);
-  file.EmitByte(kBefMagic2);
-  file.EmitByte(kBefVersion0);
-  file.EmitSection(SectionId::kStrings, strings_);
-  file.EmitSection(SectionId::kAttributes, writer_.attributes_);
-  file.EmitSection(SectionId::kKernels, kernels);
-  file.EmitSection(SectionId::kTypes, types);
-  file.EmitSection(SectionId::kFunctionIndex, function_index);
-  file.EmitSection(SectionId::kFunctions, functions_);
-  if (has_real_location_) {
-    file.EmitSection(SectionId::kLocationStrings, location_strings_);
-    file.EmitSection(SectionId::kLocations, locations_);
-  }
+  ByteWriter attribute_types;
   if (writer_.options_.emit_optional_sections) {
-    ByteWriter attribute_types;
     attribute_types.EmitVbr(writer_.attribute_types_.size());
     for (auto [offset, type] : writer_.attribute_types_) {
       attribute_types.EmitVbr(offset);
       attribute_types.EmitVbr(type);
     }
-    ByteWriter attribute_names;
-    ByteWriter register_types;
-    attribute_names.EmitVbr(writer_.functions_.size());
-    register_types.EmitVbr(writer_.functions_.size());
-    for (const FunctionEntry& entry : writer_.functions_) {
-      if (!entry.body) continue;
-      const Function& function = *entry.body;
-      attribute_names.EmitVbr(function.kernels_.size() + 1);
-      for (const Kernel& kernel : function.kernels_) {
-        for (const auto& name : kernel.attribute_names_) {
-          attribute_names.EmitVbr(StringOffset(name));
-        }
-      }
-      register_types.EmitVbr(function.num_registers());
-      for (uint32_t type : function.register_types_) register_types.EmitVbr(type);
-    }
-    file.EmitSection(SectionId::kAttributeTypes, attribute_types);
-    file.EmitSection(SectionId::kAttributeNames, attribute_names);
-    file.EmitSection(SectionId::kRegisterTypes, register_types);
   }
-  return file.TakeBytes();
+
+  // The file: the magic, then each section framed where it lands.
+  size_t offset = 0;
+  auto emit = [&](std::span<const uint8_t> bytes) {
+    sink(bytes);
+    offset += bytes.size();
+  };
+  auto emit_section = [&](SectionId id, const ByteWriter& body) {
+    uint8_t header[ByteWriter::kMaxSectionHeaderSize];
+    emit({header, ByteWriter::EncodeSectionHeader(
+                      static_cast<uint8_t>(id), body.size(),
+                      body.required_alignment(), offset, header)});
+    emit(body.bytes());
+  };
+  const uint8_t magic[] = {kBefMagic1, kBefMagic2, kBefVersion0};
+  emit(magic);
+  emit_section(SectionId::kStrings, strings_);
+  emit_section(SectionId::kAttributes, writer_.attributes_);
+  emit_section(SectionId::kKernels, kernels);
+  emit_section(SectionId::kTypes, types);
+  emit_section(SectionId::kFunctionIndex, function_index);
+  emit_section(SectionId::kFunctions, functions_);
+  if (has_real_location_) {
+    emit_section(SectionId::kLocationStrings, location_strings_);
+    emit_section(SectionId::kLocations, locations_);
+  }
+  if (writer_.options_.emit_optional_sections) {
+    emit_section(SectionId::kAttributeTypes, attribute_types);
+    emit_section(SectionId::kAttributeNames, attribute_names_);
+    emit_section(SectionId::kRegisterTypes, register_types_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BefWriter::Write(
+    absl::FunctionRef<void(std::span<const uint8_t>)> sink) {
+  return Layout(*this).Run(sink);
 }
 
 absl::StatusOr<std::vector<uint8_t>> BefWriter::Finish() {
-  return Layout(*this).Run();
+  std::vector<uint8_t> bytes;
+  absl::Status status = Write([&bytes](std::span<const uint8_t> piece) {
+    bytes.insert(bytes.end(), piece.begin(), piece.end());
+  });
+  if (!status.ok()) return status;
+  return bytes;
 }
 
 }  // namespace bef

@@ -338,6 +338,102 @@ TEST(BefWriterTest, InvalidProgramsAreRejected) {
 // A program with arguments, fan-out, a function reference, a native and a
 // sync function and every location kind, written and then walked.
 
+// Kernels built one after the other, and the same calls interleaved (a
+// kernel's lists grown after a later kernel's): the same file.
+TEST(BefWriterTest, ListsOfEarlierKernelsMayGrowLater) {
+  auto build = [](bool interleaved) {
+    BefWriter writer;
+    uint32_t native = writer.AddNativeFunction("native", {"i32"}, {"i32"});
+    BefWriter::Function& f = writer.AddFunction(
+        FunctionKind::kBefFunction, "main", {"i32", "i32"}, {"i32", "i32"});
+    BefWriter::Kernel& first = f.AddKernel("tfrt.add.i32");
+    if (!interleaved) {
+      first.AddArgument(0).AddArgument(1).AddAttribute(BefAttribute::I32(1), "a");
+      first.AddAttribute(BefAttribute::I32(2), "b").AddFunction(native);
+    } else {
+      first.AddArgument(0).AddAttribute(BefAttribute::I32(1), "a");
+    }
+    BefWriter::Kernel& second = f.AddKernel("tfrt.call");
+    second.AddArgument(1).AddArgument(0).AddFunction(native);
+    if (interleaved) {
+      first.AddArgument(1).AddAttribute(BefAttribute::I32(2), "b").AddFunction(native);
+    }
+    uint32_t x = first.AddResult("i32");
+    uint32_t y = second.AddResult("i32");
+    EXPECT_EQ(first.result(0), x);
+    EXPECT_EQ(second.result(0), y);
+    f.Return({x, y});
+    absl::StatusOr<std::vector<uint8_t>> bytes = writer.Finish();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    return bytes.value_or(std::vector<uint8_t>());
+  };
+  std::vector<uint8_t> in_order = build(false);
+  ASSERT_FALSE(in_order.empty());
+  EXPECT_EQ(build(true), in_order);
+}
+
+// Write hands the sections over in pieces; together they are Finish's
+// bytes, and each piece's length is what it says.
+TEST(BefWriterTest, WriteStreamsTheBytesFinishReturns) {
+  auto build = [](BefWriter& writer) {
+    BefWriter::Function& f = writer.AddFunction(FunctionKind::kBefFunction,
+                                                "main", {"i32"}, {"i32"});
+    f.set_location(At("m.mlir", 1, 1));
+    uint32_t sum = f.AddKernel("tfrt.add.i32", At("m.mlir", 2, 3))
+                       .AddArgument(0)
+                       .AddArgument(0)
+                       .AddResult("i32");
+    f.Return({sum});
+  };
+  BefWriter one, other;
+  build(one);
+  build(other);
+  absl::StatusOr<std::vector<uint8_t>> finished = one.Finish();
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  std::vector<uint8_t> streamed;
+  size_t pieces = 0;
+  ASSERT_TRUE(other
+                  .Write([&](std::span<const uint8_t> piece) {
+                    ++pieces;
+                    streamed.insert(streamed.end(), piece.begin(), piece.end());
+                  })
+                  .ok());
+  EXPECT_EQ(streamed, *finished);
+  EXPECT_GT(pieces, 2u);
+}
+
+// Locations given as BefLocation trees and built bottom up through the
+// table: the same records.
+TEST(BefWriterTest, LocationTableAndTreesAgree) {
+  auto build = [](bool bottom_up) {
+    BefWriter writer;
+    BefWriter::Function& f = writer.AddFunction(FunctionKind::kBefFunction,
+                                                "main", {}, {});
+    BefLocation tree = BefLocation::Fused(
+        {BefLocation::Name("n", At("a.py", 1, 2)),
+         BefLocation::CallSite(At("b.py", 3, 4), At("a.py", 5, 6)),
+         BefLocation::Unencodable(), BefLocation::Unknown()});
+    if (!bottom_up) {
+      f.AddKernel("tfrt.new.chain", tree);
+      f.AddKernel("tfrt.new.chain", BefLocation::Unencodable());
+    } else {
+      uint32_t a = writer.LocationText("a.py");
+      BefWriter::LocationId children[] = {
+          writer.NameLocation(writer.LocationText("n"),
+                              writer.FileLineColumnLocation(a, 1, 2)),
+          writer.CallSiteLocation(
+              writer.FileLineColumnLocation(writer.LocationText("b.py"), 3, 4),
+              writer.FileLineColumnLocation(a, 5, 6)),
+          writer.UnencodableLocation(), BefWriter::kUnknownLocation};
+      f.AddKernel("tfrt.new.chain", writer.FusedLocation(children));
+      f.AddKernel("tfrt.new.chain", writer.UnencodableLocation());
+    }
+    f.Return({});
+    return writer.Finish().value();
+  };
+  EXPECT_EQ(build(true), build(false));
+}
+
 struct Walked {
   std::vector<uint8_t> image;
   SectionTable sections;

@@ -163,6 +163,43 @@ TEST(ByteWriterTest, FixedWidthValuesAreLittleEndian) {
                                 0x06, 0x05, 0x04, 0x03, 0x02, 0x01}));
 }
 
+TEST(ByteWriterTest, SectionHeaderIsWhatEmitSectionWrites) {
+  // Every offset an alignment can see, lengths of one and two VBR bytes.
+  for (uint32_t alignment : {1u, 4u, 8u, 16u}) {
+    for (size_t offset = 0; offset < 2 * alignment; ++offset) {
+      for (size_t length : {0, 1, 63, 64, 200}) {
+        ByteWriter file;
+        file.EmitRepeatedByte(0xAA, offset);
+        std::vector<uint8_t> body(length, 0x11);
+        file.EmitSection(5, body, alignment);
+        uint8_t header[ByteWriter::kMaxSectionHeaderSize];
+        size_t size =
+            ByteWriter::EncodeSectionHeader(5, length, alignment, offset, header);
+        std::vector<uint8_t> streamed(offset, 0xAA);
+        streamed.insert(streamed.end(), header, header + size);
+        streamed.insert(streamed.end(), body.begin(), body.end());
+        EXPECT_EQ(streamed, file.bytes())
+            << "alignment " << alignment << " offset " << offset << " length "
+            << length;
+        if (alignment > 1 && length > 0) {
+          EXPECT_EQ((streamed.size() - length) % alignment, 0u);
+        }
+      }
+    }
+  }
+}
+
+TEST(ByteWriterTest, VbrOfEverySizeRoundTrips) {
+  for (uint64_t value : {0ull, 1ull, 127ull, 128ull, 300ull, 16383ull, 16384ull,
+                         0xFFFFFFFFull, ~0ull}) {
+    ByteWriter writer;
+    writer.EmitVbr(value);
+    EXPECT_EQ(writer.size(), VbrSize(value)) << value;
+    ByteReader reader(writer.bytes(), 0, "");
+    EXPECT_EQ(reader.ReadVbr().value(), value);
+  }
+}
+
 TEST(ByteWriterTest, SectionIsFlaggedOnlyWhenMisaligned) {
   ByteWriter body;
   body.EmitAlignment(4);

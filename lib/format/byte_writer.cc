@@ -7,6 +7,10 @@
 namespace bef {
 
 void ByteWriter::EmitVbr(uint64_t value) {
+  if (value < 0x80) {
+    bytes_.push_back(static_cast<uint8_t>(value));
+    return;
+  }
   uint8_t buffer[kMaxVbrSize];
   EmitBytes(std::span<const uint8_t>(buffer, EncodeVbr(value, buffer)));
 }
@@ -55,20 +59,31 @@ void ByteWriter::EmitSection(SectionId id, const ByteWriter& body,
 
 void ByteWriter::EmitSection(uint8_t id, std::span<const uint8_t> body,
                              uint32_t alignment) {
-  EmitByte(id);
-  uint64_t length = body.size();
-  // TFRT's rule: flag the section only when the body, placed right after the
-  // unflagged length, would be misaligned.
-  size_t unflagged_body_start = size() + VbrSize(length << 1);
-  if (alignment > 1 && unflagged_body_start % alignment != 0) {
-    EmitVbr(length << 1 | 1);
-    EmitByte(static_cast<uint8_t>(alignment));
-    EmitAlignment(alignment);
-  } else {
-    EmitVbr(length << 1);
-  }
+  uint8_t header[kMaxSectionHeaderSize];
+  size_t header_size =
+      EncodeSectionHeader(id, body.size(), alignment, size(), header);
+  EmitBytes(std::span<const uint8_t>(header, header_size));
   required_alignment_ = std::max(required_alignment_, alignment);
   EmitBytes(body);
+}
+
+size_t ByteWriter::EncodeSectionHeader(uint8_t id, uint64_t length,
+                                       uint32_t alignment, size_t offset,
+                                       uint8_t* out) {
+  static_assert(kMaxSectionHeaderSize >= 1 + kMaxVbrSize + 1 + 255);
+  size_t size = 0;
+  out[size++] = id;
+  // TFRT's rule: flag the section only when the body, placed right after the
+  // unflagged length, would be misaligned.
+  size_t unflagged_body_start = offset + size + VbrSize(length << 1);
+  if (alignment > 1 && unflagged_body_start % alignment != 0) {
+    size += EncodeVbr(length << 1 | 1, out + size);
+    out[size++] = static_cast<uint8_t>(alignment);
+    while ((offset + size) % alignment != 0) out[size++] = kPaddingByte;
+  } else {
+    size += EncodeVbr(length << 1, out + size);
+  }
+  return size;
 }
 
 }  // namespace bef

@@ -10,6 +10,7 @@
 #ifndef BEF_FORMAT_BYTE_WRITER_H_
 #define BEF_FORMAT_BYTE_WRITER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -43,6 +44,20 @@ class ByteWriter {
     EmitByte(0);
   }
   void EmitVbr(uint64_t value);
+  // Appends `count` bytes for the caller to fill in; the pointer is valid
+  // until the next Emit.
+  uint8_t* Extend(size_t count) {
+    size_t start = bytes_.size();
+    bytes_.resize(start + count);
+    return bytes_.data() + start;
+  }
+  // Room for `capacity` bytes in all (growing at least geometrically, so
+  // that reserving before each piece stays linear).
+  void Reserve(size_t capacity) {
+    if (capacity > bytes_.capacity()) {
+      bytes_.reserve(std::max(capacity, 2 * bytes_.capacity()));
+    }
+  }
   // Little-endian, with no alignment of its own.
   void EmitFixed16(uint16_t value);
   void EmitFixed32(uint32_t value);
@@ -66,6 +81,14 @@ class ByteWriter {
                    uint32_t alignment = 0);
   void EmitSection(uint8_t id, std::span<const uint8_t> body,
                    uint32_t alignment);
+
+  // The bytes that frame a section body of `length` bytes whose id byte is
+  // at file offset `offset`, written to `out`; returns how many. What
+  // EmitSection writes before the body, for writers that stream sections.
+  static constexpr size_t kMaxSectionHeaderSize = 1 + 10 + 1 + 255;
+  static size_t EncodeSectionHeader(uint8_t id, uint64_t length,
+                                    uint32_t alignment, size_t offset,
+                                    uint8_t* out);
 
  private:
   std::vector<uint8_t> bytes_;
