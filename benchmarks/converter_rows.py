@@ -24,6 +24,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 SIZES = [1_000, 100_000, 1_000_000]
@@ -40,18 +41,21 @@ def chain(n):
 
 
 def measure(command, expect_success=True):
-    """(wall seconds, peak RSS MiB) of one process."""
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.monotonic() - start
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    succeeded = os.waitstatus_to_exitcode(status) == 0
-    if succeeded != expect_success:
-        sys.exit("unexpected %s of %s:\n%s" % ("failure" if expect_success else "success",
-                                                 shlex.join(command), stderr[-2000:]))
-    return wall, usage.ru_maxrss / 1024.0
+    """(wall seconds, peak RSS MiB) of one process. The peak comes from GNU
+    time, which starts it: a child of this script (forked or spawned) would
+    inherit this script's own high-water mark."""
+    with tempfile.NamedTemporaryFile() as report:
+        start = time.monotonic()
+        result = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name] + command,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.monotonic() - start
+        peak_kib = int(open(report.name).read().split()[-1])
+    # GNU time reports a child's failure on its first line of the report.
+    if (result.returncode == 0) != expect_success:
+        sys.exit("unexpected %s of %s:\n%s" % (
+            "failure" if expect_success else "success", shlex.join(command),
+            result.stderr.decode(errors="replace")[-2000:]))
+    return wall, peak_kib / 1024.0
 
 
 def main():
@@ -68,18 +72,20 @@ def main():
             f.write(text)
         with open(parse_only[n], "w") as f:
             f.write(text + "func.func private @refused()\n")
-    output = os.path.join(work, "out.bef")
+    # One output per size: truncating a large output of the round before
+    # would be timed with the next small one.
+    outputs = {n: os.path.join(work, "out_%d.bef" % n) for n in SIZES}
     tools = {
-        "ours": lambda n: (measure([tool, sources[n], "-o", output])),
-        "parse": lambda n: measure([tool, parse_only[n], "-o", output], expect_success=False),
+        "ours": lambda n: measure([tool, sources[n], "-o", outputs[n]]),
+        "parse": lambda n: measure([tool, parse_only[n], "-o", os.path.join(work, "refused.bef")],
+                                   expect_success=False),
         "bef-opt": lambda n: measure([bef_opt, sources[n], "-o", "/dev/null"]),
     }
     if reference:
-        reference_output = os.path.join(work, "reference.bef")
-
         def run_reference(n):
+            reference_output = os.path.join(work, "reference_%d.bef" % n)
             result = measure(reference + [sources[n], "-o", reference_output])
-            with open(output, "rb") as a, open(reference_output, "rb") as b:
+            with open(outputs[n], "rb") as a, open(reference_output, "rb") as b:
                 if a.read() != b.read():
                     sys.exit("the reference's bytes differ from mlir-to-bef's at N = %d" % n)
             return result
