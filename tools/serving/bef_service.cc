@@ -98,19 +98,9 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
       DecodeRunRequest(body, name, function->argument_types(), host_->allocator());
   if (!request.ok()) return bad(400, "INVALID_ARGUMENT", std::string(request.status().message()));
   std::optional<absl::Duration> deadline = request->deadline;
-  // The request's arguments name every argument, chains included (each
-  // decoded as the ready chain); a run takes the others.
-  std::vector<RCReference<AsyncValue>> inputs;
-  inputs.reserve(request->arguments.size());
-  for (size_t i = 0; i < request->arguments.size(); ++i) {
-    if (function->argument_types()[i] != kChainTypeName) {
-      inputs.push_back(std::move(request->arguments[i]));
-    }
-  }
-
   int64_t start = MonotonicNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
-  FunctionRun run(*function, host_, &loaded_->resources, std::move(inputs), loaded_,
+  FunctionRun run(*function, host_, &loaded_->resources, std::move(request->arguments), loaded_,
                   next_request_id_.fetch_add(1, std::memory_order_relaxed));
   limits_->Run(run, deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
                stop, &short_runs_);

@@ -714,7 +714,8 @@ absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_v
     BEF_ASSIGN_OR_RETURN(RCReference<AsyncValue> argument,
                          ArgumentFromJson(argument_types[i], args[i], allocator,
                                           absl::StrCat("argument ", i)));
-    decoded.arguments.push_back(std::move(argument));
+    // A chain is checked (null) and left to the run, which supplies it.
+    if (argument_types[i] != kChainTypeName) decoded.arguments.push_back(std::move(argument));
   }
   return decoded;
 }

@@ -41,6 +41,8 @@ inline constexpr int kMaxJsonDepth = 64;
 // wrong: not JSON, nested deeper than kMaxJsonDepth, unknown fields, the
 // wrong number of arguments, a value that does not fit its type.
 struct RunRequest {
+  // The run's inputs: every argument but the chains (null in the body, and
+  // supplied by FunctionRun), in order.
   std::vector<RCReference<AsyncValue>> arguments;
   std::optional<absl::Duration> deadline;
 };

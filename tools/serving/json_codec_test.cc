@@ -81,6 +81,20 @@ TEST_F(JsonCodecTest, DeepBodiesAreRefusedWhileParsing) {
               HasSubstr("argument 0 must be an integer"));
 }
 
+// Chains are named in "args" (null) but are not inputs: the run supplies
+// them.
+TEST_F(JsonCodecTest, ChainArgumentsAreCheckedAndLeftToTheRun) {
+  absl::StatusOr<RunRequest> request =
+      Decode({"!tfrt.chain", "i32", "!tfrt.chain"}, R"({"args": [null, 5, null]})");
+  ASSERT_TRUE(request.ok()) << request.status();
+  ASSERT_EQ(request->arguments.size(), 1u);
+  EXPECT_EQ(request->arguments[0]->get<int32_t>(), 5);
+  EXPECT_THAT(Decode({"!tfrt.chain", "i32"}, R"({"args": [1, 5]})").status().message(),
+              HasSubstr("must be null"));
+  EXPECT_THAT(Decode({"!tfrt.chain", "i32"}, R"({"args": [5]})").status().message(),
+              HasSubstr("takes 2 arguments"));
+}
+
 TEST_F(JsonCodecTest, RunRequestsAreChecked) {
   absl::StatusOr<RunRequest> request = Decode({"i32", "f32"}, R"({"args": [1, 2.5],
                                                               "deadline_ms": 20})");
