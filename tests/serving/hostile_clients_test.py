@@ -35,6 +35,17 @@ def Server(*flags, env=None):
     return serving_testlib.Server(BEF_SERVE, PROGRAM, *flags, env=env)
 
 
+def split_responses(data):
+    """The (status, JSON body) of each response in `data`, in order."""
+    out = []
+    while data:
+        head, _, rest = data.partition(b"\r\n\r\n")
+        length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+        out.append((int(head.split()[1]), json.loads(rest[:length])))
+        data = rest[length:]
+    return out
+
+
 def post(path, body, extra_headers=b""):
     return (b"POST " + path + b" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n" +
             extra_headers + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
@@ -214,14 +225,6 @@ class HttpDetailsTest(unittest.TestCase):
         # Two requests in one segment (the second parsed from the buffer,
         # the last asking to close), then one whose body comes in a later
         # segment.
-        def responses(data):
-            out = []
-            while data:
-                head, _, rest = data.partition(b"\r\n\r\n")
-                length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
-                out.append((int(head.split()[1]), json.loads(rest[:length])))
-                data = rest[length:]
-            return out
         run = (b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 16\r\n\r\n"
                b'{"args": [1, 2]}')
         last = run.replace(b"[1, 2]", b"[3, 4]").replace(b"Host: t", b"Host: t\r\nConnection: close")
@@ -230,13 +233,47 @@ class HttpDetailsTest(unittest.TestCase):
             data = b""
             while chunk := sock.recv(65536):
                 data += chunk
-        self.assertEqual(responses(data), [(200, {"results": [3]}), (200, {"results": [7]})])
+        self.assertEqual(split_responses(data), [(200, {"results": [3]}), (200, {"results": [7]})])
         with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
             sock.sendall(run[:-5])
             time.sleep(0.2)
             sock.sendall(run[-5:])
             status, _, body, _ = serving_testlib.read_response(sock)
         self.assertEqual((status, json.loads(body)), (200, {"results": [3]}))
+
+    def test_large_bodies_are_read_in_pieces(self):
+        # Bodies of 64 KiB and more are read straight into the request (not
+        # through the parser): one of 90,000 bytes arriving in pieces, the
+        # next request's bytes right behind it, and one sent with the header
+        # in a single segment.
+        padded = b'{"args": [20, 22]' + b" " * (90000 - 18) + b"}"
+        self.assertEqual(len(padded), 90000)
+        run = post(ADD, padded)
+        after = (b"POST /v1/functions/add:run HTTP/1.1\r\nHost: t\r\nContent-Length: 16\r\n"
+                 b"Connection: close\r\n\r\n" b'{"args": [1, 2]}')
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            data = run + after
+            for cut in (100, len(run) - 30000, len(run) - 10, len(run) + 20):
+                sock.sendall(data[:cut])
+                data = data[cut:]
+                time.sleep(0.05)
+            sock.sendall(data)
+            received = b""
+            while chunk := sock.recv(65536):
+                received += chunk
+        self.assertEqual(split_responses(received),
+                         [(200, {"results": [42]}), (200, {"results": [3]})])
+        status, _, body, _ = self.exchange(run)
+        self.assertEqual((status, json.loads(body)), (200, {"results": [42]}))
+
+    def test_a_large_body_cut_short_is_dropped(self):
+        # The client stops after 1,000 of 90,000 bytes and leaves: the
+        # connection is closed without an answer, and the server serves on.
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(post(ADD, b" " * 90000)[:-89000])
+            sock.shutdown(socket.SHUT_WR)
+            self.assertEqual(sock.recv(100), b"")
+        self.assertEqual(self.exchange(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")[0], 200)
 
     def test_expect_continue_is_honoured(self):
         body = b'{"args": [1, 1]}'
@@ -320,6 +357,23 @@ class LimitsTest(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 6)
             idle.close()
             slow.close()
+        finally:
+            server.kill()
+
+
+class BodyDeadlineTest(unittest.TestCase):
+    def test_a_large_body_that_stalls_is_closed_on_its_deadline(self):
+        # 1,000 of 90,000 announced bytes, then nothing: closed once the
+        # body's deadline passes, however large the announced body.
+        server = Server("--body_timeout_secs=1", "--max_body_bytes=100000")
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                start = time.monotonic()
+                sock.sendall(post(ADD, b" " * 90000)[:-89000])
+                self.assertEqual(sock.recv(100), b"")
+                self.assertLess(time.monotonic() - start, 4)
+            status, _, body, _ = raw_exchange(server.port, post(ADD, b'{"args": [1, 1]}'))
+            self.assertEqual((status, json.loads(body)), (200, {"results": [2]}))
         finally:
             server.kill()
 

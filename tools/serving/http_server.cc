@@ -250,6 +250,11 @@ class HttpServer::Impl {
 namespace {
 
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+// Bodies of a known length from this size on are read straight into the
+// request's string (Session::ReadBodyDirectly), each read taking up to
+// kDirectReadBytes.
+constexpr size_t kDirectBodyBytes = 64 << 10;
+constexpr size_t kDirectReadBytes = 256 << 10;
 
 // One connection: waits for a request, reads its header, admits it, reads
 // its body, runs its handler, writes the response, and again while the
@@ -456,7 +461,21 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadBody() {
     state_ = State::kBody;
-    if (parser_->is_done()) return OnRequest();
+    if (parser_->is_done()) return OnParsedRequest();
+    // A body of known length at least kDirectBodyBytes long is read
+    // straight into the request's string: not through the header buffer
+    // (whose size bounds each of Beast's reads) and the parser's copy.
+    auto length = parser_->content_length();  // boost::optional
+    if (length && !parser_->chunked() && *length >= kDirectBodyBytes) {
+      // (The header's bytes are consumed; what follows them is body.)
+      size_t have = std::min<size_t>(buffer_.size(), *length);
+      request_.body.reserve(*length);
+      request_.body.assign(static_cast<const char*>(buffer_.data().data()), have);
+      buffer_.consume(have);
+      body_length_ = *length;
+      stream_.expires_after(ToChrono(server_.options().body_timeout));
+      return ReadBodyDirectly();
+    }
     if (buffer_.size() > 0) {
       // The body (or its start) came with the header: parsed here.
       beast::error_code error;
@@ -466,7 +485,7 @@ class Session : public std::enable_shared_from_this<Session> {
         ReleaseAdmission();
         return OnReadError(error);
       }
-      if (parser_->is_done()) return OnRequest();
+      if (parser_->is_done()) return OnParsedRequest();
     }
     stream_.expires_after(ToChrono(server_.options().body_timeout));
     http::async_read(stream_, buffer_, *parser_,
@@ -475,14 +494,48 @@ class Session : public std::enable_shared_from_this<Session> {
                          self->ReleaseAdmission();
                          return self->OnReadError(error);
                        }
-                       self->OnRequest();
+                       self->OnParsedRequest();
                      });
+  }
+
+  // Reads the rest of a body of body_length_ bytes into request_.body, a
+  // socket read at a time; the string grows by at most kDirectReadBytes
+  // ahead of what arrived (its zero fill touches only pages about to be
+  // written: a client that announces a large body and sends little holds
+  // little).
+  void ReadBodyDirectly() {
+    std::string& body = request_.body;
+    if (body.size() == body_length_) {
+      parser_.reset();
+      return OnRequest();
+    }
+    size_t start = body.size();
+    size_t room = std::min(body_length_ - start, kDirectReadBytes);
+    body.resize(start + room);
+    stream_.async_read_some(
+        net::buffer(body.data() + start, room),
+        [self = shared_from_this(), start](beast::error_code error, size_t bytes) {
+          self->request_.body.resize(start + bytes);
+          if (error) {
+            self->ReleaseAdmission();
+            // A client gone before the end sent a partial message.
+            return self->OnReadError(error == net::error::eof
+                                         ? beast::error_code(http::error::partial_message)
+                                         : error);
+          }
+          self->ReadBodyDirectly();
+        });
+  }
+
+  // The parser read the whole request: its body is the request's.
+  void OnParsedRequest() {
+    request_.body = std::move(parser_->get().body());
+    parser_.reset();
+    OnRequest();
   }
 
   void OnRequest() {
     state_ = State::kHandling;
-    request_.body = std::move(parser_->get().body());
-    parser_.reset();
     if (route_->work == RouteWork::kInline) {
       return Respond(route_->handler(request_));
     }
@@ -650,6 +703,7 @@ class Session : public std::enable_shared_from_this<Session> {
   StrandStream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  size_t body_length_ = 0;  // of a body read directly (ReadBodyDirectly)
   std::string response_header_;  // the response being written: status line and header
   std::string response_body_;    // and its body
   HttpRequest request_;
