@@ -462,7 +462,7 @@ class Converter {
       num_operands += op.getNumOperands();
       num_results += op.getNumResults();
     }
-    function.Reserve(num_kernels, num_operands, num_results);
+    function.Reserve(num_operands, num_results);
     // The register of a value is its op's first register plus its result
     // number; ops are found by their position in the block.
     std::vector<uint32_t> first_registers;

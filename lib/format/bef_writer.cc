@@ -58,22 +58,6 @@ BefLocation BefLocation::Unencodable() {
   return location;
 }
 
-bool BefLocation::IsEncodable() const {
-  switch (kind) {
-    case Kind::kUnencodable:
-      return false;
-    case Kind::kCallSite:
-      return children[0].IsEncodable() && children[1].IsEncodable();
-    case Kind::kFused:
-      return std::any_of(children.begin(), children.end(),
-                         [](const BefLocation& child) {
-                           return child.IsEncodable();
-                         });
-    default:
-      return true;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Kernel and Function
 
@@ -147,9 +131,7 @@ void BefWriter::Function::set_location(const BefLocation& location) {
   location_ = writer_->AddLocation(location);
 }
 
-void BefWriter::Function::Reserve(size_t kernels, size_t arguments,
-                                  size_t results) {
-  (void)kernels;  // a deque grows without moving
+void BefWriter::Function::Reserve(size_t arguments, size_t results) {
   arguments_.reserve(arguments);
   register_types_.reserve(register_types_.size() + results);
   results_.reserve(results);
@@ -566,10 +548,7 @@ void BefWriter::Layout::EmitFunction(const Function& function) {
   // The records, as FIXED32 words written in place.
   uint8_t* out = functions_.Extend(size_t{total_words} * 4);
   auto put = [&out](uint32_t word) {
-    out[0] = static_cast<uint8_t>(word);
-    out[1] = static_cast<uint8_t>(word >> 8);
-    out[2] = static_cast<uint8_t>(word >> 16);
-    out[3] = static_cast<uint8_t>(word >> 24);
+    ByteWriter::StoreFixed32(out, word);
     out += 4;
   };
   auto put_all = [&put](std::span<const uint32_t> words) {

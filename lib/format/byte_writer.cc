@@ -20,11 +20,7 @@ void ByteWriter::EmitFixed16(uint16_t value) {
   EmitByte(static_cast<uint8_t>(value >> 8));
 }
 
-void ByteWriter::EmitFixed32(uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) {
-    EmitByte(static_cast<uint8_t>(value >> shift));
-  }
-}
+void ByteWriter::EmitFixed32(uint32_t value) { StoreFixed32(Extend(4), value); }
 
 void ByteWriter::EmitFixed64(uint64_t value) {
   for (int shift = 0; shift < 64; shift += 8) {
@@ -46,9 +42,7 @@ void ByteWriter::OverwriteFixed16(size_t position, uint16_t value) {
 }
 
 void ByteWriter::OverwriteFixed32(size_t position, uint32_t value) {
-  for (int i = 0; i < 4; ++i) {
-    bytes_[position + i] = static_cast<uint8_t>(value >> (8 * i));
-  }
+  StoreFixed32(bytes_.data() + position, value);
 }
 
 void ByteWriter::EmitSection(SectionId id, const ByteWriter& body,

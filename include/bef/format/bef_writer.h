@@ -86,11 +86,6 @@ struct BefLocation {
   static BefLocation Fused(std::vector<BefLocation> children);
   static BefLocation Unencodable();
 
-  // Name: always (an unencodable child is written as unknown); call site:
-  // when callee and caller are; fused: when at least one child is (only
-  // encodable children are written).
-  bool IsEncodable() const;
-
   Kind kind = Kind::kUnknown;
   std::string text;  // file name or location name
   uint32_t line = 0;
@@ -181,9 +176,10 @@ class BefWriter {
     void set_location(LocationId location) { location_ = location; }
     // Stream id of the pseudo kernel (the root stream).
     void set_root_stream(uint32_t stream) { root_stream_ = stream; }
-    // Room for `kernels` kernels reading `arguments` registers and
-    // defining `results`, when the caller knows (no regrowth).
-    void Reserve(size_t kernels, size_t arguments, size_t results);
+    // Room for kernels reading `arguments` registers in all and defining
+    // `results`, when the caller knows (no regrowth; the kernels' deque
+    // grows without moving).
+    void Reserve(size_t arguments, size_t results);
     Kernel& AddKernel(std::string_view name,
                       LocationId location = kUnknownLocation);
     Kernel& AddKernel(std::string_view name, const BefLocation& location);
@@ -243,7 +239,11 @@ class BefWriter {
   void AddString(std::string_view text);
 
   // Locations, built bottom up: a text (file or location name) is stored
-  // once and named by its LocationText index.
+  // once and named by its LocationText index. Which are written (the rest
+  // take virtual location offsets): unknown and file-line-column always, a
+  // name always (an unencodable child as unknown), a call site when callee
+  // and caller are, a fused location when at least one child is (only those
+  // children are written).
   uint32_t LocationText(std::string_view text);
   LocationId FileLineColumnLocation(uint32_t text, uint32_t line,
                                     uint32_t column);

@@ -60,6 +60,10 @@ class ByteWriter {
   }
   // Little-endian, with no alignment of its own.
   void EmitFixed16(uint16_t value);
+  // A FIXED32 word at `out` (room the caller made with Extend).
+  static void StoreFixed32(uint8_t* out, uint32_t value) {
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(value >> (8 * i));
+  }
   void EmitFixed32(uint32_t value);
   void EmitFixed64(uint64_t value);
 
