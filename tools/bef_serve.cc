@@ -11,6 +11,8 @@
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
 //             [--write_timeout_secs=60] [--drain_secs=30] [--grpc_port=N]
 //             [--max_run_secs=300] [--max_model_bytes=1073741824]
+//             [--max_body_bytes_in_flight=268435456]
+//             [--max_response_bytes=268435456]
 //
 // Endpoints: /v2/... (serving/inference_service.h), GET /healthz, GET
 // /metrics, and for a single file GET /v1/functions, POST
@@ -80,7 +82,7 @@ std::string HostPort(const std::string& host, int port) {
                "[--max_concurrent_requests=N] [--max_header_bytes=N] [--max_body_bytes=N] "
                "[--idle_timeout_secs=S] [--header_timeout_secs=S] [--body_timeout_secs=S] "
                "[--write_timeout_secs=S] [--drain_secs=S] [--grpc_port=N] [--max_run_secs=S] "
-               "[--max_model_bytes=N] "
+               "[--max_model_bytes=N] [--max_body_bytes_in_flight=N] [--max_response_bytes=N] "
                "(--model_repository=DIR [--repository_poll_secs=S] | "
                "[--model_name=NAME] program.bef)\n",
                program, problem.c_str(), program);
@@ -153,6 +155,12 @@ ServeOptions ParseOptions(int argc, char** argv) {
       in_range(options.grpc_port, 0, 65535);
     } else if (name == "max_run_secs") {
       duration(options.limits->max_run_time);
+    } else if (name == "max_body_bytes_in_flight") {
+      in_range(http.max_body_bytes_in_flight, 1 << 20, int64_t{1} << 40);
+    } else if (name == "max_response_bytes") {
+      uint64_t bytes = 0;
+      in_range(bytes, 1 << 20, std::numeric_limits<int>::max());
+      options.limits->response_bytes.set_limit(bytes);
     } else if (name == "max_model_bytes") {
       in_range(options.limits->max_model_bytes, 1, int64_t{1} << 40);
     } else if (name == "model_repository") {
@@ -164,6 +172,9 @@ ServeOptions ParseOptions(int argc, char** argv) {
     } else {
       Usage(argv[0], "bad option " + arg);
     }
+  }
+  if (http.max_body_bytes_in_flight < http.max_body_bytes) {
+    Usage(argv[0], "--max_body_bytes_in_flight must be at least --max_body_bytes");
   }
   if (options.input.empty() == options.model_repository.empty()) {
     Usage(argv[0], "give one BEF file or --model_repository");
@@ -288,7 +299,7 @@ int Serve(ServeOptions& options) {
       }
     }
   }
-  serving::InferenceService inference(repository.get(), host->get());
+  serving::InferenceService inference(repository.get(), host->get(), options.limits.get());
   ServiceMetrics own_metrics;
   ServiceMetrics& metrics = v1 ? v1->metrics() : own_metrics;
 
@@ -299,7 +310,9 @@ int Serve(ServeOptions& options) {
                     }});
   // Set once the server exists (its counters are on /metrics).
   serving::HttpServer* http_server = nullptr;
-  routes.push_back({"GET", "/metrics", serving::RouteWork::kInline,
+  // Built on a worker: with thousands of versions loaded it is megabytes
+  // (RouteWork::kOffload).
+  routes.push_back({"GET", "/metrics", serving::RouteWork::kOffload,
                     [&metrics, &inference, &options, &http_server](serving::HttpRequest&) {
                       const serving::HttpServerCounters http = http_server->counters();
                       return serving::HttpResponse{
@@ -355,7 +368,7 @@ int Serve(ServeOptions& options) {
   int grpc_port = 0;
   if (options.grpc_port >= 0) {
     grpc_service = std::make_unique<serving::GrpcInferenceService>(
-        repository.get(), host->get(), options.http.max_concurrent_requests);
+        repository.get(), host->get(), options.limits.get(), options.http.max_concurrent_requests);
     grpc::ResourceQuota quota("bef_serve");
     // gRPC's synchronous server holds a thread per call in progress (and a
     // few to poll). The service itself admits at most
@@ -366,9 +379,11 @@ int Serve(ServeOptions& options) {
     grpc::ServerBuilder builder;
     builder.SetResourceQuota(quota);
     builder.SetMaxReceiveMessageSize(static_cast<int>(options.http.max_body_bytes));
+    builder.SetMaxSendMessageSize(static_cast<int>(options.limits->response_bytes.limit()));
     builder.AddListeningPort(HostPort(options.http.host, options.grpc_port),
                              grpc::InsecureServerCredentials(), &grpc_port);
     builder.RegisterService(grpc_service.get());
+    builder.experimental().SetInterceptorCreators(serving::ParseErrorInterceptors());
     grpc_server = builder.BuildAndStart();
     if (grpc_server == nullptr || grpc_port == 0) {
       std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s\n",

@@ -185,9 +185,10 @@ MakeTensor(RemainingArguments arguments) {
   }
   if (!buffer->buffer) return absl::InternalError("Cannot allocate host buffer.");
   size_t element_size = DTypeSize(kDType);
-  int64_t count = shape->NumElements();
-  if (count < 0 ||
-      buffer->buffer->size() != static_cast<size_t>(count) * element_size) {
+  // Element count x size with overflow checks (a shape of 2^62+1 i32
+  // elements must not wrap around to a 4-byte buffer).
+  absl::StatusOr<size_t> needed = DenseHostTensor::DataSizeOf(kDType, *shape);
+  if (!needed.ok() || buffer->buffer->size() != *needed) {
     return absl::InternalError(absl::StrCat(
         "dht.make_tensor failed: buffer_size (", buffer->buffer->size(),
         ") is not equal to the number of elements in shape (",

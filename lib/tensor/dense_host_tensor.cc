@@ -124,6 +124,40 @@ absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<size_t> DenseHostTensor::DataSizeOf(DType dtype, std::span<const int64_t> dims) {
+  uint64_t count = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the shape ", TensorShape(dims).ToString(), " has a negative dimension"));
+    }
+    if (__builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count) ||
+        count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shape ", TensorShape(dims).ToString(), " has more elements than 2^63"));
+    }
+  }
+  size_t bytes;
+  if (__builtin_mul_overflow(count, DTypeSize(dtype), &bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("the shape ", TensorShape(dims).ToString(),
+                                                   " of ", ToAbsl(DTypeName(dtype)),
+                                                   " elements needs more than 2^64 bytes"));
+  }
+  return bytes;
+}
+
+absl::StatusOr<size_t> DenseHostTensor::DataSizeOf(DType dtype, const TensorShape& shape) {
+  return DataSizeOf(dtype, std::span<const int64_t>(shape.dims()));
+}
+
+bool DenseHostTensor::BufferHoldsShape() const {
+  for (int64_t dim : shape_.dims()) {
+    if (dim < 0) return true;  // no elements
+  }
+  absl::StatusOr<size_t> bytes = DataSizeOf(dtype_, shape_);
+  return bytes.ok() && (!buffer_ || buffer_->size() >= *bytes);
+}
+
 RCReference<HostBuffer> DenseHostTensor::AllocateBuffer(
     HostAllocator* allocator, DType dtype, const TensorShape& shape) {
   int64_t count = std::max<int64_t>(shape.NumElements(), 0);

@@ -360,6 +360,13 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) 
   }
   const void* data = array.data();
   size_t size = static_cast<size_t>(array.nbytes());
+  // The shape's bytes, counted by the tensor layer's one rule, must be the
+  // array's (a subclass can report a shape its buffer does not have).
+  absl::StatusOr<size_t> needed = DenseHostTensor::DataSizeOf(dtype, shape);
+  if (!needed.ok() || *needed != size) {
+    ThrowArgumentError(what.Text() + " (a tensor) has shape " + shape.ToString() + " over " +
+                       std::to_string(size) + " bytes of data, which do not agree");
+  }
   RCReference<HostBuffer> buffer = HostBuffer::View(data, size, PythonOwner(std::move(array)));
   return Available<DenseHostTensor>(dtype, std::move(shape), std::move(buffer));
 }

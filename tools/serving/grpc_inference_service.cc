@@ -1,5 +1,6 @@
 #include "tools/serving/grpc_inference_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -8,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/serving/inference_protocol.h"
+#include "tools/serving/json_codec.h"
 #include "tools/serving/service_metrics.h"
 
 namespace bef::serving {
@@ -108,7 +110,51 @@ std::string OutputToRaw(const OutputTensor& output) {
   return raw;
 }
 
+// Turns gRPC's answer to a request it could not parse (INTERNAL, an empty
+// message) into INVALID_ARGUMENT with a message: the message arrives as
+// null at POST_RECV_MESSAGE, and the status is rewritten at
+// PRE_SEND_STATUS.
+class ParseErrorInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  explicit ParseErrorInterceptor(const char* method) : method_(method) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    using Point = grpc::experimental::InterceptionHookPoints;
+    if (methods->QueryInterceptionHookPoint(Point::POST_RECV_MESSAGE) &&
+        methods->GetRecvMessage() == nullptr) {
+      unparsed_ = true;
+    }
+    if (unparsed_ && methods->QueryInterceptionHookPoint(Point::PRE_SEND_STATUS) &&
+        methods->GetSendStatus().error_code() == grpc::StatusCode::INTERNAL) {
+      methods->ModifySendStatus(grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrCat("the request is not a valid protobuf message of ", method_)));
+    }
+    methods->Proceed();
+  }
+
+ private:
+  const char* method_;
+  bool unparsed_ = false;
+};
+
+class ParseErrorInterceptorFactory final
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo* info) override {
+    return new ParseErrorInterceptor(info->method());
+  }
+};
+
 }  // namespace
+
+std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+ParseErrorInterceptors() {
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
+  factories.push_back(std::make_unique<ParseErrorInterceptorFactory>());
+  return factories;
+}
 
 grpc::Status GrpcInferenceService::ServerLive(grpc::ServerContext*,
                                               const inference::ServerLiveRequest*,
@@ -239,6 +285,9 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
       return Invalid(absl::StrCat("model '", model.name(), "' has no output '",
                                   output.name().substr(0, 200), "'"));
     }
+    if (std::find(requested.begin(), requested.end(), index) != requested.end()) {
+      return Invalid(absl::StrCat("output '", EchoName(output.name()), "' requested twice"));
+    }
     requested.push_back(index);
   }
   if (requested.empty()) {
@@ -279,10 +328,19 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
   response->set_model_name(model.name());
   response->set_model_version(std::to_string(model.version()));
   response->set_id(request->id());
+  // The answer's bytes are held in the answer budget while it is built
+  // (gRPC then owns the serialized message, at most --max_response_bytes).
+  ByteBudget::Reservation reservation;
+  uint64_t total_bound = 0;
   for (size_t index : requested) {
     absl::StatusOr<OutputTensor> output =
         DescribeOutput(model.outputs()[index], outcome.outputs[index].CopyRef());
     if (!output.ok()) return ToGrpc(output.status());
+    const uint64_t bound = AnswerBytesBound(*output, raw);
+    total_bound += bound;
+    absl::Status reserved =
+        ReserveAnswerBytes(limits_->response_bytes, bound, total_bound, reservation);
+    if (!reserved.ok()) return ToGrpc(reserved);
     auto* tensor = response->add_outputs();
     tensor->set_name(output->name);
     tensor->set_datatype(output->datatype);

@@ -1,5 +1,7 @@
 #include "tools/serving/http_server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -16,8 +18,10 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "bef/support/fifo_thread_pool.h"
 #include "boost/asio/dispatch.hpp"
 #include "boost/asio/io_context.hpp"
@@ -106,12 +110,20 @@ bool MatchPath(const PathSegments& want, const PathSegments& have,
 class Session;
 
 // What a look at a connected socket, without taking anything, says of the
-// client: readable with nothing to read is its end of stream (it closed,
-// or shut down its sending side, which nginx takes as gone too), a reset or
-// failed socket is gone too; bytes (a pipelined request) mean it is there,
+// client: its end of stream (it closed, or shut down its sending side,
+// which nginx takes as gone too) is gone even with bytes still unread
+// before it (TCP's state is no longer ESTABLISHED: CLOSE_WAIT, or CLOSE
+// after a reset); readable with nothing to read, or a failed socket, is
+// gone too; bytes (a pipelined request, a stray CRLF) mean it is there,
 // and so does nothing to read yet.
 enum class PeerState { kThere, kGone, kNothingYet };
 PeerState PeekPeer(int socket) {
+  tcp_info info;
+  socklen_t length = sizeof(info);
+  if (::getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) == 0 &&
+      info.tcpi_state != TCP_ESTABLISHED) {
+    return PeerState::kGone;
+  }
   char byte;
   ssize_t received = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   if (received > 0) return PeerState::kThere;
@@ -164,6 +176,7 @@ class HttpServer::Impl {
     return error_responder_(status, message, path);
   }
   bool draining() const { return draining_.load(std::memory_order_acquire); }
+  ByteBudget& body_budget() { return body_budget_; }
   // Admits one worker request, or returns false (503).
   bool AdmitWorkerRequest() {
     size_t in_flight = worker_requests_.fetch_add(1, std::memory_order_acq_rel);
@@ -229,6 +242,7 @@ class HttpServer::Impl {
 
   std::atomic<bool> draining_{false};
   std::atomic<size_t> worker_requests_{0};
+  ByteBudget body_budget_{std::max(options_.max_body_bytes_in_flight, options_.max_body_bytes)};
   // Inline runs in progress, and how many have ended (see RescueLoop).
   std::atomic<size_t> inline_requests_{0};
   std::atomic<uint64_t> inline_finished_{0};
@@ -250,11 +264,21 @@ class HttpServer::Impl {
 namespace {
 
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-// Bodies of a known length from this size on are read straight into the
-// request's string (Session::ReadBodyDirectly), each read taking up to
-// kDirectReadBytes.
-constexpr size_t kDirectBodyBytes = 64 << 10;
+// A body read directly (Session::ReadBodyDirectly) grows by at most as much
+// as has arrived (at least kDirectReadMinimum), and at most
+// kDirectReadBytes, per read.
+constexpr size_t kDirectReadMinimum = 16 << 10;
 constexpr size_t kDirectReadBytes = 256 << 10;
+// How often the disconnect watch looks at a client whose unread bytes
+// already fill the header buffer.
+constexpr std::chrono::milliseconds kWatchPoll(50);
+
+// Whether `text` has a control character (a percent-decoded NUL, a CR).
+bool HasControlCharacter(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
 
 // One connection: waits for a request, reads its header, admits it, reads
 // its body, runs its handler, writes the response, and again while the
@@ -264,7 +288,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(HttpServer::Impl& server, StrandSocket socket)
       : server_(server),
         stream_(std::move(socket)),
-        buffer_(server.options().max_header_bytes + 4096) {}
+        buffer_(server.options().max_header_bytes + 4096),
+        watch_timer_(stream_.get_executor()) {}
   ~Session() { server_.Unregister(this); }
 
   void Start() {
@@ -290,6 +315,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void WaitForRequest() {
     if (server_.draining()) return Close();
     state_ = State::kIdle;
+    skipped_line_bytes_ = 0;
     if (buffer_.size() > 0) return ReadHeader();  // pipelined bytes
     stream_.expires_after(ToChrono(server_.options().idle_timeout));
     stream_.async_read_some(
@@ -305,10 +331,37 @@ class Session : public std::enable_shared_from_this<Session> {
     if (server_.draining()) return Close();
     state_ = State::kHeader;
     request_.path.clear();
+    stream_.expires_after(ToChrono(server_.options().header_timeout));
+    ParseHeader();
+  }
+
+  // Empty lines before a request line are skipped (RFC 9112 2.2), at most
+  // max_header_bytes of them, within the header's deadline.
+  bool SkipEmptyLines() {
+    size_t skip = 0;
+    auto bytes = static_cast<const char*>(buffer_.data().data());
+    while (skip < buffer_.size() && (bytes[skip] == '\r' || bytes[skip] == '\n')) ++skip;
+    buffer_.consume(skip);
+    skipped_line_bytes_ += skip;
+    return skip > 0;
+  }
+
+  void ParseHeader() {
+    if (SkipEmptyLines() && buffer_.size() == 0) {
+      if (skipped_line_bytes_ > server_.options().max_header_bytes) {
+        return RespondAndClose(ErrorFor(400, "too many empty lines before the request line"));
+      }
+      stream_.async_read_some(buffer_.prepare(1024),
+                              [self = shared_from_this()](beast::error_code error, size_t bytes) {
+                                if (error) return self->OnReadError(error);
+                                self->buffer_.commit(bytes);
+                                self->ParseHeader();
+                              });
+      return;
+    }
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(server_.options().max_header_bytes));
     parser_->body_limit(server_.options().max_body_bytes);
-    stream_.expires_after(ToChrono(server_.options().header_timeout));
     if (buffer_.size() > 0) {
       // A whole header already read (a keep-alive client's usual request)
       // is parsed here, as the read below would, without its round trip.
@@ -401,7 +454,69 @@ class Session : public std::enable_shared_from_this<Session> {
     if (route_ == nullptr) {
       return RespondAndClose(ErrorFor(404, absl::StrCat("no such endpoint: ", request_.path)));
     }
+    for (const std::string& capture : request_.captures) {
+      if (HasControlCharacter(capture)) {
+        return RespondAndClose(
+            ErrorFor(400, "a name in the path has a control character (a NUL, a CR, ...)"));
+      }
+    }
+    // Framing by RFC 9112: what a server and a proxy in front of it could
+    // read differently is refused, and the connection closed.
+    size_t hosts = 0, transfer_codings = 0, content_codings = 0;
+    bool only_chunked = true;
+    absl::string_view content_coding;
+    for (const auto& [name, value] : request_.headers) {
+      if (name == "host") {
+        ++hosts;
+      } else if (name == "transfer-encoding") {
+        for (absl::string_view coding : absl::StrSplit(value, ',')) {
+          ++transfer_codings;
+          only_chunked &= absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(coding), "chunked");
+        }
+      } else if (name == "content-encoding") {
+        ++content_codings;
+        content_coding = value;
+      }
+    }
+    const bool http11 = request.version() >= 11;
+    if (transfer_codings > 0) {
+      if (!only_chunked || transfer_codings > 1) {
+        return RespondAndClose(ErrorFor(
+            501, "unsupported Transfer-Encoding (only one final 'chunked' is taken)"));
+      }
+      if (!http11 || parser_->content_length().has_value()) {
+        return RespondAndClose(ErrorFor(
+            400, http11 ? "Transfer-Encoding and Content-Length together"
+                        : "Transfer-Encoding in an HTTP/1.0 request"));
+      }
+    }
+    if (http11 && hosts != 1) {
+      return RespondAndClose(
+          ErrorFor(400, "an HTTP/1.1 request needs exactly one Host header"));
+    }
+    if (hosts > 1) return RespondAndClose(ErrorFor(400, "Host given more than once"));
+    // Bodies are taken as sent: a coded one (gzip, ...) is refused, never
+    // parsed as if it were plain.
+    if (content_codings > 1 ||
+        (content_codings == 1 &&
+         !absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(content_coding), "identity"))) {
+      return RespondAndClose(ErrorFor(
+          415, content_codings > 1
+                   ? std::string("Content-Encoding given more than once (send the body uncoded)")
+                   : absl::StrCat("unsupported Content-Encoding '", std::string(content_coding.data(), content_coding.size()),
+                                  "' (send the body uncoded)")));
+    }
     bool has_body = parser_->chunked() || parser_->content_length().has_value();
+    // A route that takes no body reads at most a little of one.
+    const bool takes_body = route_->takes_body && method != kGet;
+    if (!takes_body) {
+      if (parser_->content_length().value_or(0) > kMaxIgnoredBodyBytes) {
+        return RespondAndClose(ErrorFor(
+            413, absl::StrCat(request_.method, " ", request_.path, " takes no body (at most ",
+                              kMaxIgnoredBodyBytes, " bytes of one)")));
+      }
+      parser_->body_limit(kMaxIgnoredBodyBytes);
+    }
     if ((request_.method == "POST" || request_.method == "PUT") && route_->takes_body) {
       if (!has_body) {
         return RespondAndClose(
@@ -409,15 +524,6 @@ class Session : public std::enable_shared_from_this<Session> {
       }
     }
     if (has_body) {
-      // Bodies are taken as sent: a coded one (gzip, ...) is refused, never
-      // parsed as if it were plain.
-      auto coding = request.find(http::field::content_encoding);
-      if (coding != request.end() && !beast::iequals(coding->value(), "identity")) {
-        return RespondAndClose(ErrorFor(
-            415, absl::StrCat("unsupported Content-Encoding '",
-                              std::string(coding->value().data(), coding->value().size()),
-                              "' (send the body uncoded)")));
-      }
       auto content_type = request.find(http::field::content_type);
       if (content_type != request.end() && !route_->media_types.empty()) {
         std::string media_type(content_type->value().data(), content_type->value().size());
@@ -431,21 +537,11 @@ class Session : public std::enable_shared_from_this<Session> {
         }
       }
     }
-    if (route_->work == RouteWork::kWorker) {
-      if (!server_.AdmitWorkerRequest()) {
-        HttpResponse response = ErrorFor(
-            503, absl::StrCat("the server is at its limit of ",
-                              server_.options().max_concurrent_requests,
-                              " concurrent requests; try again"));
-        response.headers.emplace_back("Retry-After", "1");
-        return RespondAndClose(std::move(response));
-      }
-      admitted_ = true;
-    }
     keep_alive_ = request.keep_alive();
 
+    // 100-continue is HTTP/1.1's: an HTTP/1.0 client's Expect is ignored.
     auto expect = request.find(http::field::expect);
-    if (expect != request.end() && beast::iequals(expect->value(), "100-continue") &&
+    if (http11 && expect != request.end() && beast::iequals(expect->value(), "100-continue") &&
         !parser_->is_done()) {
       state_ = State::kBody;
       stream_.expires_after(ToChrono(server_.options().write_timeout));
@@ -464,12 +560,13 @@ class Session : public std::enable_shared_from_this<Session> {
     if (parser_->is_done()) return OnParsedRequest();
     // A body of known length at least kDirectBodyBytes long is read
     // straight into the request's string: not through the header buffer
-    // (whose size bounds each of Beast's reads) and the parser's copy.
+    // (whose size bounds each of Beast's reads) and the parser's copy. Its
+    // bytes hold the server's body budget as they arrive.
     auto length = parser_->content_length();  // boost::optional
     if (length && !parser_->chunked() && *length >= kDirectBodyBytes) {
       // (The header's bytes are consumed; what follows them is body.)
       size_t have = std::min<size_t>(buffer_.size(), *length);
-      request_.body.reserve(*length);
+      if (!body_reservation_.Grow(server_.body_budget(), have)) return RefuseBodyBytes();
       request_.body.assign(static_cast<const char*>(buffer_.data().data()), have);
       buffer_.consume(have);
       body_length_ = *length;
@@ -481,28 +578,33 @@ class Session : public std::enable_shared_from_this<Session> {
       beast::error_code error;
       parser_->eager(true);
       buffer_.consume(parser_->put(buffer_.data(), error));
-      if (error && error != http::error::need_more) {
-        ReleaseAdmission();
-        return OnReadError(error);
-      }
+      if (error && error != http::error::need_more) return OnReadError(error);
       if (parser_->is_done()) return OnParsedRequest();
     }
     stream_.expires_after(ToChrono(server_.options().body_timeout));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, size_t) {
-                       if (error) {
-                         self->ReleaseAdmission();
-                         return self->OnReadError(error);
-                       }
+                       if (error) return self->OnReadError(error);
                        self->OnParsedRequest();
                      });
   }
 
+  // The body budget is spent: 503 at once (the request is dropped).
+  void RefuseBodyBytes() {
+    body_reservation_.Release();
+    request_.body = std::string();
+    HttpResponse response = ErrorFor(
+        503, absl::StrCat("the server holds its limit of ", server_.body_budget().limit(),
+                          " bytes of request bodies being read; try again"));
+    response.headers.emplace_back("Retry-After", "1");
+    RespondAndClose(std::move(response));
+  }
+
   // Reads the rest of a body of body_length_ bytes into request_.body, a
-  // socket read at a time; the string grows by at most kDirectReadBytes
-  // ahead of what arrived (its zero fill touches only pages about to be
-  // written: a client that announces a large body and sends little holds
-  // little).
+  // socket read at a time; the string grows by at most as much as has
+  // arrived (kDirectReadMinimum at first, kDirectReadBytes at most) ahead
+  // of what arrived, and each growth holds the body budget first: a client
+  // that announces a large body and sends little holds little.
   void ReadBodyDirectly() {
     std::string& body = request_.body;
     if (body.size() == body_length_) {
@@ -510,14 +612,20 @@ class Session : public std::enable_shared_from_this<Session> {
       return OnRequest();
     }
     size_t start = body.size();
-    size_t room = std::min(body_length_ - start, kDirectReadBytes);
+    size_t room = std::min({body_length_ - start, kDirectReadBytes,
+                            std::max(kDirectReadMinimum, start)});
+    if (start + room > body_reservation_.bytes() &&
+        !body_reservation_.Grow(server_.body_budget(), start + room - body_reservation_.bytes())) {
+      return RefuseBodyBytes();
+    }
     body.resize(start + room);
     stream_.async_read_some(
         net::buffer(body.data() + start, room),
         [self = shared_from_this(), start](beast::error_code error, size_t bytes) {
           self->request_.body.resize(start + bytes);
           if (error) {
-            self->ReleaseAdmission();
+            self->request_.body = std::string();
+            self->body_reservation_.Release();
             // A client gone before the end sent a partial message.
             return self->OnReadError(error == net::error::eof
                                          ? beast::error_code(http::error::partial_message)
@@ -537,8 +645,33 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnRequest() {
     state_ = State::kHandling;
     if (route_->work == RouteWork::kInline) {
-      return Respond(route_->handler(request_));
+      HttpResponse response = route_->handler(request_);
+      ReleaseBody();
+      return Respond(std::move(response));
     }
+    if (route_->work == RouteWork::kOffload) {
+      server_.RunOnWorker([self = shared_from_this()] {
+        HttpResponse response = self->route_->handler(self->request_);
+        net::post(self->stream_.get_executor(),
+                  [self, response = std::move(response)]() mutable {
+                    self->ReleaseBody();
+                    self->Respond(std::move(response));
+                  });
+      });
+      return;
+    }
+    // Admitted once the whole body is here (a body still arriving holds no
+    // slot), until the answer is written (a slow reader holds its own).
+    if (!server_.AdmitWorkerRequest()) {
+      ReleaseBody();
+      HttpResponse response = ErrorFor(
+          503, absl::StrCat("the server is at its limit of ",
+                            server_.options().max_concurrent_requests,
+                            " concurrent requests; try again"));
+      response.headers.emplace_back("Retry-After", "1");
+      return RespondAndClose(std::move(response));
+    }
+    admitted_ = true;
     // Only a small body: decoding a large one (and encoding its answer)
     // costs milliseconds however short the run, and would hold the I/O
     // thread that long.
@@ -547,14 +680,13 @@ class Session : public std::enable_shared_from_this<Session> {
       // Known short: run here, on this I/O thread (the connection's strand),
       // without the two thread hand-offs of a worker. Nothing else runs on
       // the strand meanwhile, so the handler learns of a client that leaves
-      // by peeking at the socket (HttpRequest::ClientGone).
+      // by looking at the socket (HttpRequest::ClientGone).
       stream_.expires_never();
       request_.peek_socket = stream_.socket().native_handle();
       HttpResponse response = route_->handler(request_);
       request_.peek_socket = -1;
-      request_.body = std::string();
+      ReleaseBody();
       server_.LeaveInline();
-      ReleaseAdmission();
       return Respond(std::move(response));
     }
     // A worker's run learns of a client that leaves from the I/O thread,
@@ -562,25 +694,47 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.client_gone = std::make_shared<std::atomic<bool>>(false);
     server_.RunOnWorker([self = shared_from_this()] {
       HttpResponse response = self->route_->handler(self->request_);
-      self->request_.body = std::string();  // freed before the response is written
-      self->ReleaseAdmission();
       net::post(self->stream_.get_executor(),
                 [self, response = std::move(response)]() mutable {
+                  self->ReleaseBody();
                   self->Respond(std::move(response));
                 });
     });
     WatchForDisconnect();
   }
 
+  // The request's body is done with: its memory and budget go back.
+  void ReleaseBody() {
+    request_.body = std::string();
+    body_reservation_.Release();
+  }
+
   // While a worker handles the request, waits for the socket to become
   // readable, then looks (PeekPeer): the client's end of stream or a failed
-  // socket sets client_gone; bytes to read (a pipelined request) end the
-  // watch: they belong to the next request; nothing to read after all (a
-  // readiness that was not, or no longer, true) waits again.
+  // socket sets client_gone; bytes to read (a pipelined request, a stray
+  // CRLF) are read into the buffer for the next request and the watch goes
+  // on, so a client that sends a byte and leaves is still seen to leave;
+  // nothing to read after all (a readiness that was not, or no longer,
+  // true) waits again. Once unread bytes fill the header buffer, the socket
+  // is looked at every kWatchPoll instead.
   void WatchForDisconnect() {
-    if (buffer_.size() > 0) return;
     stream_.expires_never();
     watching_ = true;
+    if (buffer_.size() >= server_.options().max_header_bytes) {
+      watch_timer_.expires_after(kWatchPoll);
+      watch_timer_.async_wait(
+          [self = shared_from_this(), gone = request_.client_gone](beast::error_code error) {
+            if (gone != self->request_.client_gone) return;
+            self->watching_ = false;
+            if (error || self->state_ != State::kHandling) return;
+            if (PeekPeer(self->stream_.socket().native_handle()) == PeerState::kGone) {
+              gone->store(true, std::memory_order_release);
+              return;
+            }
+            self->WatchForDisconnect();
+          });
+      return;
+    }
     stream_.socket().async_wait(
         tcp::socket::wait_read,
         [self = shared_from_this(), gone = request_.client_gone](beast::error_code error) {
@@ -591,7 +745,7 @@ class Session : public std::enable_shared_from_this<Session> {
           if (!error) {
             switch (PeekPeer(self->stream_.socket().native_handle())) {
               case PeerState::kThere:
-                return;
+                return self->ReadWhileWatching();
               case PeerState::kNothingYet:
                 return self->WatchForDisconnect();
               case PeerState::kGone:
@@ -599,6 +753,29 @@ class Session : public std::enable_shared_from_this<Session> {
             }
           }
           gone->store(true, std::memory_order_release);
+        });
+  }
+
+  // Reads what the client sent after its request into the buffer (through
+  // watch_bytes_: the buffer's own room may be prepared by the next read).
+  void ReadWhileWatching() {
+    watching_ = true;
+    const size_t room = server_.options().max_header_bytes - buffer_.size();
+    stream_.socket().async_read_some(
+        net::buffer(watch_bytes_.data(), std::min(room, watch_bytes_.size())),
+        [self = shared_from_this(), gone = request_.client_gone](beast::error_code error,
+                                                                 size_t bytes) {
+          // The bytes are the next request's, whoever's watch this was.
+          self->buffer_.commit(
+              net::buffer_copy(self->buffer_.prepare(bytes), net::buffer(self->watch_bytes_, bytes)));
+          if (gone != self->request_.client_gone) return;
+          self->watching_ = false;
+          if (error == net::error::operation_aborted || self->state_ != State::kHandling) return;
+          if (error) {
+            gone->store(true, std::memory_order_release);  // end of stream, or a reset
+            return;
+          }
+          self->WatchForDisconnect();
         });
   }
 
@@ -636,16 +813,22 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Respond(HttpResponse answer) {
-    if (state_ == State::kClosed) return;
+    if (state_ == State::kClosed) {
+      ReleaseBody();
+      ReleaseAdmission();
+      return;  // (the answer's reservation goes with it)
+    }
     state_ = State::kWriting;
     request_.client_gone.reset();
     if (watching_) {
       // The disconnect watch is the only operation pending on the socket.
       beast::error_code ignored;
       stream_.socket().cancel(ignored);
+      watch_timer_.cancel();
       watching_ = false;
     }
-    request_.body = std::string();
+    ReleaseBody();
+    response_reservation_ = std::move(answer.reservation);
     if (server_.draining()) close_after_response_ = true;
     bool keep_alive = keep_alive_ && !close_after_response_;
     // The status line and header as text, the body after it: one gather
@@ -673,6 +856,9 @@ class Session : public std::enable_shared_from_this<Session> {
     net::async_write(stream_, buffers,
                      [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
                        self->response_body_ = std::string();
+                       // Written: the answer's bytes and its slot go back.
+                       self->response_reservation_.Release();
+                       self->ReleaseAdmission();
                        if (error) {
                          if (error == beast::error::timeout) self->server_.CountTimeout();
                          return self->Close();
@@ -692,7 +878,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Close() {
     if (state_ == State::kClosed) return;
+    const bool handling = state_ == State::kHandling;
     state_ = State::kClosed;
+    // What a request held goes back with its connection -- unless a worker
+    // still handles it: its Respond, coming to a closed session, does it.
+    if (!handling) {
+      ReleaseBody();
+      response_body_ = std::string();
+      response_reservation_.Release();
+      ReleaseAdmission();
+    }
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.cancel();
@@ -702,6 +897,11 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpServer::Impl& server_;
   StrandStream stream_;
   beast::flat_buffer buffer_;
+  net::steady_timer watch_timer_;  // the disconnect watch's polls
+  std::array<char, 4096> watch_bytes_;
+  size_t skipped_line_bytes_ = 0;  // empty lines skipped before this request
+  ByteBudget::Reservation body_reservation_;      // the body being read
+  ByteBudget::Reservation response_reservation_;  // the answer being written
   std::optional<http::request_parser<http::string_body>> parser_;
   size_t body_length_ = 0;  // of a body read directly (ReadBodyDirectly)
   std::string response_header_;  // the response being written: status line and header

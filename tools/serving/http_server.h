@@ -13,12 +13,29 @@
 // - Limits are checked before bytes are buffered: headers over
 //   `max_header_bytes` get 431; a Content-Length over `max_body_bytes` gets
 //   413 before the body is read, a chunked body is cut at the limit with
-//   413; conflicting Content-Length headers get 400; a body-carrying
-//   request without Content-Length or chunking gets 411; a media type the
-//   route does not take, or a Content-Encoding other than identity, gets
-//   415; a wrong method on a known path gets 405
-//   with `Allow`. `Range` is ignored (API responses are never partial).
-//   All of these answer at once, with `Connection: close`.
+//   413; a route that takes no body (GET, HEAD, the repository's POSTs)
+//   takes at most kMaxIgnoredBodyBytes of one; conflicting Content-Length
+//   headers get 400; a body-carrying request without Content-Length or
+//   chunking gets 411; a media type the route does not take, or a
+//   Content-Encoding other than one `identity`, gets 415; a wrong method on
+//   a known path gets 405 with `Allow`. `Range` is ignored (API responses
+//   are never partial). All of these answer at once, with
+//   `Connection: close`.
+// - Framing by RFC 9112: a Transfer-Encoding other than one final
+//   `chunked` gets 501, `chunked` beside Content-Length (or in HTTP/1.0)
+//   400; an HTTP/1.1 request needs exactly one Host (400); empty lines
+//   before a request line are skipped; `Expect: 100-continue` is honoured in
+//   HTTP/1.1 only; a captured path segment with a control character (a
+//   percent-decoded NUL) gets 400. Each closes the connection, so nothing
+//   after a request framed in doubt is read as another request.
+// - Memory per client grows only with what it sent: nothing is reserved
+//   from a Content-Length; a body is read into memory as it arrives, and
+//   the bytes of bodies of at least kDirectBodyBytes being read hold a
+//   server-wide budget (`max_body_bytes_in_flight`): past it, 503 at once.
+//   A request is admitted against `max_concurrent_requests` only once its
+//   whole body has arrived, and stays admitted until its answer is
+//   written (a slow reader holds its slot); an answer's bytes hold
+//   HttpResponse::reservation until written.
 // - Handlers of `RouteWork::kWorker` routes run on a pool of worker
 //   threads; at most `max_concurrent_requests` such requests are queued or
 //   running, the next gets 503 at once. While a worker handles a request,
@@ -54,6 +71,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tools/serving/byte_budget.h"
 
 namespace bef::serving {
 
@@ -61,6 +79,12 @@ namespace bef::serving {
 // it (Route::run_inline_when): a larger one goes to a worker, as its
 // decoding alone takes long.
 inline constexpr size_t kMaxInlineBodyBytes = 64 << 10;
+// The most a request to a route that takes no body may send of one (read
+// and dropped); more gets 413.
+inline constexpr size_t kMaxIgnoredBodyBytes = 4 << 10;
+// Bodies of a known length from this size on are read straight into the
+// request's string, growing with what arrives, and hold the body budget.
+inline constexpr size_t kDirectBodyBytes = 16 << 10;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -71,6 +95,9 @@ struct HttpServerOptions {
   size_t max_concurrent_requests = 256;
   size_t max_header_bytes = 16 << 10;
   size_t max_body_bytes = 16 << 20;
+  // The bytes of request bodies being read at once, server-wide (bodies of
+  // at least kDirectBodyBytes): at least max_body_bytes.
+  size_t max_body_bytes_in_flight = 256 << 20;
   absl::Duration idle_timeout = absl::Seconds(60);
   absl::Duration header_timeout = absl::Seconds(10);
   absl::Duration body_timeout = absl::Seconds(60);
@@ -108,12 +135,19 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // What the body holds of a ByteBudget (an answer's bytes): given back once
+  // the body is written, or the connection closed.
+  ByteBudget::Reservation reservation;
 };
 
 enum class RouteWork {
-  kInline,  // cheap: runs on the I/O thread (health, metadata)
-  kWorker,  // runs programs: on a worker thread, counted against
-            // max_concurrent_requests
+  kInline,   // cheap: runs on the I/O thread (health, metadata)
+  kWorker,   // runs programs: on a worker thread, counted against
+             // max_concurrent_requests
+  kOffload,  // builds a large answer without running a program (/metrics,
+             // the repository index): on a worker thread, never admitted
+             // against max_concurrent_requests, so the I/O thread spends on
+             // it what it spends on a health check
 };
 
 struct Route {

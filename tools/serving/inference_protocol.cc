@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/format/bef_encoding.h"
+#include "bef/support/status_macros.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
 #include "tools/serving/json_codec.h"
@@ -57,10 +58,11 @@ bool IsUtf8(std::string_view text) {
 }
 
 // Appends the leaves of a (possibly nested) JSON array, in order: flat, or
-// nested at most as deep as the shape has dimensions (`rank`).
-absl::Status Flatten(Json& value, Json& flat, const std::string& what, size_t rank,
-                     size_t depth = 0) {
+// nested at most as deep as the shape has dimensions, as DataNesting says.
+absl::Status Flatten(Json& value, Json& flat, DataNesting& nesting, const std::string& what,
+                     size_t rank, size_t depth = 0) {
   if (!value.is_array()) {
+    nesting.AddElement();
     flat.push_back(std::move(value));
     return absl::OkStatus();
   }
@@ -68,11 +70,12 @@ absl::Status Flatten(Json& value, Json& flat, const std::string& what, size_t ra
     return Refuse(absl::StrCat(what, " data is nested deeper than its shape's ", rank,
                                " dimensions"));
   }
+  nesting.OpenArray();
   for (Json& element : value) {
-    absl::Status status = Flatten(element, flat, what, rank, depth + 1);
+    absl::Status status = Flatten(element, flat, nesting, what, rank, depth + 1);
     if (!status.ok()) return status;
   }
-  return absl::OkStatus();
+  return nesting.CloseArray();
 }
 
 // The member `key` of `object` (a JSON object), or null: one lookup.
@@ -156,9 +159,13 @@ absl::StatusOr<RCReference<AsyncValue>> TensorFromRaw(const ProtocolDatatype& da
         .ReleaseRCRef();
   }
   size_t element = DTypeSize(datatype.dtype);
-  if (input.raw.size() != static_cast<uint64_t>(count) * element) {
+  // Element count x size, overflow-checked (the tensor layer's one rule):
+  // a shape of 2^62+1 INT32 elements never wraps around to 4 bytes.
+  absl::StatusOr<size_t> needed = DenseHostTensor::DataSizeOf(datatype.dtype, shape);
+  if (!needed.ok()) return Refuse(absl::StrCat(what, ": ", needed.status().message()));
+  if (input.raw.size() != *needed) {
     return Refuse(absl::StrCat(what, " has ", input.raw.size(), " bytes; its shape and ",
-                               std::string(datatype.name), " need ", static_cast<uint64_t>(count) * element));
+                               std::string(datatype.name), " need ", *needed));
   }
   if (datatype.dtype == DType::kI1) {
     for (char byte : input.raw) {
@@ -312,6 +319,18 @@ void AppendRaw(const OutputTensor& output, std::string* bytes) {
   }
 }
 
+// The longest JSON text of one element of type T, its comma included.
+template <typename T>
+constexpr uint64_t LongestElementText() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return 6;  // "false,"
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return 26;  // "-1.2345678901234567e-308,"
+  } else {
+    return std::numeric_limits<T>::digits10 + 3;  // a sign, the digits, a comma
+  }
+}
+
 template <typename T>
 std::string_view BytesOf(AsyncValue* value) {
   return std::string_view(reinterpret_cast<const char*>(&value->get<T>()), sizeof(T));
@@ -336,9 +355,11 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
   absl::StatusOr<int64_t> count = ElementCount(input.shape, what);
   if (!count.ok()) return count.status();
   bool scalar = spec.bef_type != "!tfrt_tensor.tensor";
-  if (scalar && *count != 1) {
-    return Refuse(absl::StrCat(what, " is a scalar (shape []); the request's shape has ", *count,
-                               " elements"));
+  // A scalar's shape is [] (or [1], as KServe's clients write one value);
+  // [1, 1] or [3] is not the model's shape.
+  if (scalar && !(input.shape.empty() || (input.shape.size() == 1 && input.shape[0] == 1))) {
+    return Refuse(absl::StrCat(what, " is a scalar (shape []); the request's shape is ",
+                               TensorShape(input.shape).ToString()));
   }
   if (!scalar && !(spec.shape.size() == 1 && spec.shape[0] == -1)) {
     bool fits = spec.shape.size() == input.shape.size();
@@ -354,7 +375,14 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
   }
   Json& data = *static_cast<Json*>(input.json_data);
   Json flat = Json::array();
-  absl::Status flattened = Flatten(data, flat, what, input.shape.size());
+  absl::Status flattened = absl::OkStatus();
+  if (data.is_array()) {
+    DataNesting nesting(scalar ? std::span<const int64_t>() : std::span<const int64_t>(input.shape),
+                        what);
+    flattened = Flatten(data, flat, nesting, what, input.shape.size());
+  } else {
+    flat.push_back(std::move(data));
+  }
   if (!flattened.ok()) return flattened;
   if (static_cast<int64_t>(flat.size()) != *count) {
     return Refuse(absl::StrCat(what, " has ", flat.size(), " data elements, its shape needs ",
@@ -557,15 +585,43 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   return decoded;
 }
 
+uint64_t AnswerBytesBound(const OutputTensor& output, bool binary) {
+  uint64_t bound = 128 + 2 * output.name.size() + 21 * output.shape.size();
+  for (const std::string& element : output.strings) bound += 6 * element.size() + 4 + 3;
+  if (output.datatype == "BYTES") return bound;
+  if (binary) return bound + output.raw.size();
+#define BEF_TEXT_BOUND(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
+  if (output.datatype == NAME)                                 \
+    return bound + output.raw.size() / sizeof(TYPE) * std::max<uint64_t>(LongestElementText<TYPE>(), 10);
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_TEXT_BOUND)
+#undef BEF_TEXT_BOUND
+  return bound + output.raw.size() * 26;
+}
+
+absl::Status ReserveAnswerBytes(ByteBudget& budget, uint64_t bound, uint64_t total,
+                                ByteBudget::Reservation& reservation) {
+  if (reservation.Grow(budget, bound)) return absl::OkStatus();
+  if (total > budget.limit()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the answer would take up to ", total, " bytes, more than the server's limit of ",
+        budget.limit(), " (--max_response_bytes): ask for fewer outputs, or for binary data"));
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the server holds its limit of ", budget.limit(),
+      " bytes of answers being written (--max_response_bytes); try again"));
+}
+
 absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     const LoadedModel& model, const HttpInferRequest& request,
-    std::vector<RCReference<AsyncValue>> outputs) {
+    std::vector<RCReference<AsyncValue>> outputs, ByteBudget& budget) {
   // Written as text, no tree, keys in the order nlohmann's (sorted) objects
   // print them: {"id", "model_name", "model_version", "outputs": [{"data",
   // "datatype", "name", "parameters", "shape"}]}; an output's "data" goes
   // straight from the tensor into the body.
   HttpInferResponse encoded;
   std::string& body = encoded.body;
+  uint64_t total_bound = 256 + request.id.size() * 6 + model.name().size();
+  BEF_RETURN_IF_ERROR(ReserveAnswerBytes(budget, total_bound, total_bound, encoded.reservation));
   body.push_back('{');
   if (request.has_id) {
     body.append("\"id\":");
@@ -583,6 +639,9 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     absl::StatusOr<OutputTensor> output =
         DescribeOutput(model.outputs()[index], outputs[index].CopyRef());
     if (!output.ok()) return output.status();
+    const uint64_t bound = AnswerBytesBound(*output, request.binary_outputs[i]);
+    total_bound += bound;
+    BEF_RETURN_IF_ERROR(ReserveAnswerBytes(budget, bound, total_bound, encoded.reservation));
     if (i > 0) body.push_back(',');
     body.push_back('{');
     size_t binary_size = 0;
@@ -625,6 +684,7 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     encoded.json_length = encoded.body.size();
     encoded.body += binary;
   }
+  encoded.reservation.ShrinkTo(encoded.body.size());
   return encoded;
 }
 

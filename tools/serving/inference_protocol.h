@@ -28,6 +28,7 @@
 #include "bef/async/async_value.h"
 #include "bef/async/rc_reference.h"
 #include "bef/host/host_allocator.h"
+#include "tools/serving/byte_budget.h"
 #include "tools/serving/model_repository.h"
 #include "tools/serving/protocol_datatypes.h"
 
@@ -91,10 +92,29 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
 struct HttpInferResponse {
   std::string body;
   std::optional<size_t> json_length;
+  // The body's bytes in the answer budget, held until it is written.
+  ByteBudget::Reservation reservation;
 };
+// Each output's bytes are reserved in `budget` (an upper bound: every
+// element at its longest) before it is written, and the reservation cut to
+// the body's size at the end: FAILED_PRECONDITION when the answer cannot
+// fit the budget's whole limit (--max_response_bytes), RESOURCE_EXHAUSTED
+// when answers held now leave no room for it.
 absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     const LoadedModel& model, const HttpInferRequest& request,
-    std::vector<RCReference<AsyncValue>> outputs);
+    std::vector<RCReference<AsyncValue>> outputs, ByteBudget& budget);
+
+// An upper bound of the bytes `output` takes in an answer: as binary (raw
+// elements; BYTES with 4-byte lengths; a gRPC raw_output_contents) or as
+// text (JSON elements at their longest; BYTES escaped at 6 bytes a byte;
+// also bounds a gRPC typed contents, whose varints take at most 10 bytes),
+// with room for its name, datatype and shape.
+uint64_t AnswerBytesBound(const OutputTensor& output, bool binary);
+// Reserves `bound` more bytes of `budget` in `reservation`, or the error
+// EncodeHttpInferResponse describes (`total`: the whole answer's bound so
+// far, for the message).
+absl::Status ReserveAnswerBytes(ByteBudget& budget, uint64_t bound, uint64_t total,
+                                ByteBudget::Reservation& reservation);
 
 // GET /v2/models/{model}[/versions/{v}] for `model`, with the ready
 // versions.

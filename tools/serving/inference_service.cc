@@ -74,9 +74,10 @@ std::vector<Route> InferenceService::Routes() {
   add("POST", "/v2/models/*/versions/*/infer", RouteWork::kWorker, [this](HttpRequest& request) {
     return Infer(request, request.captures[0], request.captures[1]);
   });
-  // The index reads the repository's state only (no file I/O): answered on
-  // the I/O thread, never queued behind runs or loads.
-  add("POST", "/v2/repository/index", RouteWork::kInline, [this](HttpRequest&) {
+  // The index reads the repository's state only (no file I/O), but may list
+  // thousands of versions: built on a worker, never queued behind runs or
+  // loads (RouteWork::kOffload).
+  add("POST", "/v2/repository/index", RouteWork::kOffload, [this](HttpRequest&) {
     Json index = Json::array();
     for (const VersionState& state : repository_->Index()) {
       Json entry = {{"name", state.model}, {"state", state.state}, {"reason", state.reason}};
@@ -86,8 +87,14 @@ std::vector<Route> InferenceService::Routes() {
     return JsonResponse(DumpJson(index));
   });
   add("POST", "/v2/repository/models/*/load", RouteWork::kWorker, [this](HttpRequest& request) {
-    absl::Status loaded = repository_->Load(request.captures[0]);
-    return loaded.ok() ? Empty() : ErrorOf(loaded);
+    absl::StatusOr<bool> changed = repository_->Load(request.captures[0]);
+    if (!changed.ok()) return ErrorOf(changed.status());
+    // The protocol's answer is an empty 200; whether the load applied
+    // anything new is said in a header.
+    HttpResponse response = Empty();
+    response.headers.emplace_back(
+        "Bef-Load", *changed ? "applied" : "unchanged (no model.bef or config.json changed)");
+    return response;
   });
   add("POST", "/v2/repository/models/*/unload", RouteWork::kWorker,
       [this](HttpRequest& request) {
@@ -157,10 +164,12 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
     if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
     return finish(Error(HttpStatus(outcome.error.code(), ErrorSource::kRun), message));
   }
-  absl::StatusOr<HttpInferResponse> encoded =
-      EncodeHttpInferResponse(model, *decoded, std::move(outcome.outputs));
+  absl::StatusOr<HttpInferResponse> encoded = EncodeHttpInferResponse(
+      model, *decoded, std::move(outcome.outputs), limits_->response_bytes);
   if (!encoded.ok()) return finish(ErrorOf(encoded.status()));
   HttpResponse response{200, "application/json", std::move(encoded->body), {}};
+  // Its bytes stay in the answer budget until the front end has written them.
+  response.reservation = std::move(encoded->reservation);
   if (encoded->json_length) {
     response.content_type = "application/octet-stream";
     response.headers.emplace_back("Inference-Header-Content-Length",

@@ -28,8 +28,9 @@ namespace bef::serving {
 class InferenceService {
  public:
   // Both outlive the service.
-  InferenceService(ModelRepository* repository, HostContext* host)
-      : repository_(repository), host_(host) {}
+  // All three outlive the service; `limits` holds the answer budget.
+  InferenceService(ModelRepository* repository, HostContext* host, RunLimits* limits)
+      : repository_(repository), host_(host), limits_(limits) {}
 
   std::vector<Route> Routes();
   // The per-model Prometheus families (bef_serve_inference_*).
@@ -42,6 +43,7 @@ class InferenceService {
 
   ModelRepository* repository_;
   HostContext* host_;
+  RunLimits* limits_;
 };
 
 }  // namespace bef::serving

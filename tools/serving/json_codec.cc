@@ -217,8 +217,17 @@ absl::Status CountError(const std::string& what, uint64_t have, int64_t need,
 // buffer, or a string tensor's strings.
 class TensorFiller {
  public:
+  // `most_elements`: how many elements the rest of the text can hold at
+  // most (a shape that claims more is refused before anything is
+  // allocated for it).
   static absl::StatusOr<TensorFiller> Start(TensorHeader header, HostAllocator* allocator,
-                                            const std::string& what) {
+                                            const std::string& what,
+                                            int64_t most_elements = INT64_MAX) {
+    if (header.count > most_elements) {
+      return Refuse(what, absl::StrCat(" has shape ", header.shape.ToString(), " of ",
+                                       header.count, " elements; the body holds at most ",
+                                       most_elements));
+    }
     TensorFiller filler;
     filler.what_ = what;
     filler.count_ = header.count;
@@ -266,6 +275,12 @@ class TensorFiller {
       return absl::OkStatus();
     }
     return Add(Json(value));
+  }
+
+  // The tensor's dimensions.
+  std::span<const int64_t> dims() const {
+    return dense_ ? std::span<const int64_t>(dense_->shape().dims())
+                  : std::span<const int64_t>(shape_.dims());
   }
 
   // What errors call the elements ("values" in /v1/, "data elements" in
@@ -367,6 +382,53 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
   return Refuse(what, absl::StrCat(" has type ", ToAbsl(type), ", which requests cannot supply"));
 }
 
+std::string EchoName(std::string_view name) {
+  constexpr size_t kMost = 200;
+  if (name.size() <= kMost) return std::string(name);
+  return absl::StrCat(std::string(name.substr(0, kMost)), "... (", name.size(), " bytes)");
+}
+
+void DataNesting::OpenArray() {
+  if (!open_.empty()) {
+    ++open_.back().children;
+    open_.back().arrays = true;
+  }
+  open_.push_back({});
+}
+
+absl::Status DataNesting::CloseArray() {
+  const Open array = open_.back();
+  open_.pop_back();
+  const size_t depth = open_.size();
+  auto ragged = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(what_, " data is ragged: ", why, " (shape ",
+                                                   TensorShape(shape_).ToString(), ")"));
+  };
+  if (array.arrays && array.elements) {
+    return ragged(absl::StrCat("an array at depth ", depth, " mixes arrays and elements"));
+  }
+  if (array.arrays) {
+    if (depth >= shape_.size() || array.children != shape_[depth]) {
+      return ragged(absl::StrCat("an array at depth ", depth, " holds ", array.children,
+                                 " arrays"));
+    }
+    return absl::OkStatus();
+  }
+  if (innermost_depth_ < 0) innermost_depth_ = static_cast<int>(depth);
+  if (static_cast<int>(depth) != innermost_depth_) {
+    return ragged(absl::StrCat("elements at depths ", innermost_depth_, " and ", depth));
+  }
+  int64_t needed = 1;
+  for (size_t d = depth; d < shape_.size(); ++d) {
+    if (__builtin_mul_overflow(needed, shape_[d], &needed)) needed = -1;
+  }
+  if (array.children != needed) {
+    return ragged(absl::StrCat("an array at depth ", depth, " holds ", array.children,
+                               " elements"));
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // The SAX reader of a request body: builds the JSON of the body, except
@@ -385,8 +447,9 @@ class StreamingReader {
 
   StreamingReader(Form form, const std::vector<std::string_view>* argument_types,
                   const std::function<bool(std::string_view)>* is_tensor_input,
-                  HostAllocator* allocator)
-      : form_(form),
+                  HostAllocator* allocator, size_t text_size)
+      : most_elements_(static_cast<int64_t>(text_size / 2 + 1)),
+        form_(form),
         argument_types_(argument_types),
         is_tensor_input_(is_tensor_input),
         allocator_(allocator) {}
@@ -402,15 +465,15 @@ class StreamingReader {
   bool boolean(bool value) { return Value(Json(value)); }
   // Numbers inside a streamed tensor's values go straight to the filler.
   bool number_integer(Json::number_integer_t value) {
-    if (Streaming()) return Check(filler_->AddSigned(value));
+    if (Streaming()) return Element() && Check(filler_->AddSigned(value));
     return Value(Json(value));
   }
   bool number_unsigned(Json::number_unsigned_t value) {
-    if (Streaming()) return Check(filler_->AddUnsigned(value));
+    if (Streaming()) return Element() && Check(filler_->AddUnsigned(value));
     return Value(Json(value));
   }
   bool number_float(Json::number_float_t value, const Json::string_t&) {
-    if (Streaming()) return Check(filler_->AddDouble(value));
+    if (Streaming()) return Element() && Check(filler_->AddDouble(value));
     return Value(Json(value));
   }
   bool string(Json::string_t& value) { return Value(Json(std::move(value))); }
@@ -433,7 +496,7 @@ class StreamingReader {
       if (nested_ > 0) {
         --nested_;
         levels_.pop_back();
-        return true;
+        return Check(nesting_->CloseArray());
       }
       return EndStream();
     }
@@ -459,6 +522,11 @@ class StreamingReader {
     return false;
   }
   bool Check(absl::Status status) { return status.ok() || Fail(std::move(status)); }
+  // An element of the streamed data, for its nesting.
+  bool Element() {
+    nesting_->AddElement();
+    return true;
+  }
   // Whether values now go into the filler (inside a streamed array).
   bool Streaming() const { return !levels_.empty() && levels_.back().container == nullptr; }
 
@@ -474,18 +542,27 @@ class StreamingReader {
       container.push_back(std::move(value));
       return &container.back();
     }
-    Json& slot = container[levels_.back().key];
-    slot = std::move(value);
-    return &slot;
+    // A key said twice is refused: which one a reader takes differs from
+    // reader to reader (nlohmann's tree took the last, the streamed path
+    // the first).
+    auto [slot, inserted] = container.get_ref<Json::object_t&>().try_emplace(
+        std::move(levels_.back().key), nullptr);
+    if (!inserted) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("the body has the key '", EchoName(slot->first), "' twice in one object")));
+      return nullptr;
+    }
+    slot->second = std::move(value);
+    return &slot->second;
   }
 
   bool Value(Json&& value) {
     if (!levels_.empty() && levels_.back().container == nullptr) {
+      Element();
       absl::Status added = filler_->Add(value);
       return added.ok() || Fail(std::move(added));
     }
-    Insert(std::move(value));
-    return true;
+    return Insert(std::move(value)) != nullptr;
   }
 
   bool Open(Json&& container) {
@@ -496,7 +573,9 @@ class StreamingReader {
     if (!levels_.empty() && levels_.back().container == nullptr) {
       return Fail(Refuse(filler_what_, " values must be numbers, booleans or strings"));
     }
-    levels_.push_back({Insert(std::move(container)), {}});
+    Json* inserted = Insert(std::move(container));
+    if (inserted == nullptr) return false;
+    levels_.push_back({inserted, {}});
     return true;
   }
 
@@ -510,6 +589,7 @@ class StreamingReader {
                                                     rank_, " dimensions")));
     }
     ++nested_;
+    nesting_->OpenArray();
     levels_.push_back({nullptr, {}});
     return true;
   }
@@ -585,9 +665,11 @@ class StreamingReader {
     if (!status_.ok()) return false;
     filler_what_ = stream.what;
     absl::StatusOr<TensorFiller> filler =
-        TensorFiller::Start(std::move(stream.header), allocator_, filler_what_);
+        TensorFiller::Start(std::move(stream.header), allocator_, filler_what_, most_elements_);
     if (!filler.ok()) return Fail(filler.status());
     filler_.emplace(std::move(*filler));
+    nesting_.emplace(filler_->dims(), filler_what_);
+    nesting_->OpenArray();
     if (form_ == Form::kInferRequest) filler_->set_element_noun("data elements");
     stream_index_ = stream.index;
     max_depth_ = stream.max_depth;
@@ -599,6 +681,7 @@ class StreamingReader {
 
   bool EndStream() {
     levels_.pop_back();
+    if (!Check(nesting_->CloseArray())) return false;
     absl::StatusOr<RCReference<AsyncValue>> tensor = filler_->Finish();
     filler_.reset();
     if (!tensor.ok()) return Fail(tensor.status());
@@ -609,6 +692,9 @@ class StreamingReader {
     return true;
   }
 
+  // Elements are separated by commas: a text of N bytes holds at most
+  // N / 2 + 1 of them.
+  const int64_t most_elements_;
   const Form form_;
   const std::vector<std::string_view>* argument_types_;
   const std::function<bool(std::string_view)>* is_tensor_input_;
@@ -618,6 +704,7 @@ class StreamingReader {
   absl::Status status_;
   std::vector<RCReference<AsyncValue>> streamed_;
   std::optional<TensorFiller> filler_;
+  std::optional<DataNesting> nesting_;
   std::string filler_what_;
   size_t stream_index_ = 0;
   size_t max_depth_ = 1;
@@ -676,7 +763,8 @@ bool ParseInto(std::string_view text, StreamingReader* reader) {
 absl::StatusOr<RunRequest> DecodeRunRequest(std::string_view body, std::string_view function_name,
                                             const std::vector<std::string_view>& argument_types,
                                             HostAllocator* allocator) {
-  StreamingReader reader(StreamingReader::Form::kRunRequest, &argument_types, nullptr, allocator);
+  StreamingReader reader(StreamingReader::Form::kRunRequest, &argument_types, nullptr, allocator,
+                         body.size());
   bool parsed = ParseInto(body, &reader);
   if (!reader.status().ok()) return reader.status();
   if (!parsed) return absl::InvalidArgumentError("the body is not valid JSON");
@@ -724,7 +812,7 @@ absl::StatusOr<InferRequestJson> ParseInferRequestJson(
     std::string_view text, const std::function<bool(std::string_view)>& is_tensor_input,
     HostAllocator* allocator) {
   StreamingReader reader(StreamingReader::Form::kInferRequest, nullptr, &is_tensor_input,
-                         allocator);
+                         allocator, text.size());
   bool parsed = ParseInto(text, &reader);
   if (!reader.status().ok()) return reader.status();
   if (!parsed) return absl::InvalidArgumentError("the body is not valid JSON");

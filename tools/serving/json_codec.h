@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,44 @@ struct InferRequestJson {
 absl::StatusOr<InferRequestJson> ParseInferRequestJson(
     std::string_view text, const std::function<bool(std::string_view)>& is_tensor_input,
     HostAllocator* allocator);
+
+// A name from a request as error messages repeat it: at most 200 bytes (a
+// 100,000-byte name must not turn into a 100,000-byte message, or in gRPC
+// overflow the metadata limit).
+std::string EchoName(std::string_view name);
+
+// The rule of how a tensor's "data" may nest (the protocol's JSON; the
+// tree path and the streaming reader both ask it): flat, or nested as the
+// shape is, down to some depth. Every array holds only arrays or only
+// elements; an array of arrays at depth d (the data itself is depth 0) has
+// shape[d] of them; every array of elements is at the same depth d and
+// holds the product of shape[d:] elements. So [[1,2],[3,4]] and [1,2,3,4]
+// fill a [2, 2] tensor, and the ragged [[1,2,3],[4]] is refused, never
+// read as four elements. Arrays are opened and closed, and elements added,
+// in the order the data has them.
+class DataNesting {
+ public:
+  DataNesting(std::span<const int64_t> shape, std::string what)
+      : shape_(shape.begin(), shape.end()), what_(std::move(what)) {}
+  void OpenArray();
+  void AddElement() {
+    ++open_.back().children;
+    open_.back().elements = true;
+  }
+  // INVALID_ARGUMENT "input 'x' data is ragged: ..." when the array ending
+  // now breaks the rule.
+  absl::Status CloseArray();
+
+ private:
+  struct Open {
+    int64_t children = 0;
+    bool arrays = false, elements = false;
+  };
+  std::vector<int64_t> shape_;
+  std::string what_;
+  std::vector<Open> open_;
+  int innermost_depth_ = -1;
+};
 
 // A value of BEF type `type` from its JSON form; `what` names it in errors
 // ("argument 2").

@@ -1,5 +1,6 @@
 #include "tools/serving/model_repository.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,13 +8,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
+#include <cstdio>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/support/string_view.h"
 #include "nlohmann/json.hpp"
+#include "tools/serving/json_codec.h"
 #include "tools/serving/protocol_datatypes.h"
 
 namespace bef::serving {
@@ -21,20 +24,68 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A name from a request, as error messages repeat it: at most 200 bytes (a
-// 100,000-byte name must not turn into a 100,000-byte message, or in gRPC
-// overflow the metadata limit).
-std::string Echo(std::string_view name) {
-  constexpr size_t kMost = 200;
-  if (name.size() <= kMost) return std::string(name);
-  return absl::StrCat(std::string(name.substr(0, kMost)), "... (", name.size(), " bytes)");
-}
 constexpr std::string_view kTensor = "!tfrt_tensor.tensor";
 
-int64_t ModifiedNanos(const std::string& path) {
+// What stat (following symlinks) says of a path: missing (ENOENT,
+// ENOTDIR: gone), a directory, a regular file, something else, or an error
+// (a symlink loop, EACCES) that says nothing about whether it is there.
+enum class PathKind { kMissing, kDirectory, kFile, kOther, kError };
+struct PathState {
+  PathKind kind = PathKind::kMissing;
+  std::string error;            // kError: strerror
+  int64_t modified_nanos = -1;  // when it was last modified (-1: unknown)
+};
+
+PathState Examine(const std::string& path) {
   struct stat info;
-  if (stat(path.c_str(), &info) != 0) return -1;
-  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  PathState state;
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) {
+      state.kind = PathKind::kError;
+      state.error = std::strerror(errno);
+    }
+    return state;
+  }
+  state.kind = S_ISDIR(info.st_mode)   ? PathKind::kDirectory
+               : S_ISREG(info.st_mode) ? PathKind::kFile
+                                       : PathKind::kOther;
+  state.modified_nanos =
+      static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  return state;
+}
+
+struct DirectoryEntry {
+  std::string name;
+  PathState state;
+};
+
+// The entries of directory `path` (without "." and ".."), each examined;
+// FAILED_PRECONDITION naming the path and the error when it cannot be read.
+absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) {
+  DIR* directory = ::opendir(path.c_str());
+  if (directory == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read directory ", path, ": ", std::strerror(errno)));
+  }
+  std::vector<DirectoryEntry> entries;
+  while (true) {
+    errno = 0;
+    const dirent* entry = ::readdir(directory);
+    if (entry == nullptr) {
+      if (errno != 0) {
+        int error = errno;
+        ::closedir(directory);
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot read directory ", path, ": ", std::strerror(error)));
+      }
+      break;
+    }
+    std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    entries.push_back({std::string(name), Examine(absl::StrCat(path, "/", std::string(name)))});
+  }
+  ::closedir(directory);
+  return entries;
 }
 
 // The contents of `path` if it is a regular file of at most `limit` bytes:
@@ -309,7 +360,7 @@ std::unique_ptr<ModelRepository> ModelRepository::Single(HostContext* host,
   auto repository = std::make_unique<ModelRepository>(host, "", limits);
   Version version;
   version.path = bef_path;
-  version.modified_nanos = ModifiedNanos(bef_path);
+  version.modified_nanos = Examine(bef_path).modified_nanos;
   absl::StatusOr<std::shared_ptr<LoadedModel>> loaded =
       LoadedModel::Load(host, name, 1, bef_path, ModelConfig(), limits);
   if (loaded.ok()) {
@@ -322,51 +373,96 @@ std::unique_ptr<ModelRepository> ModelRepository::Single(HostContext* host,
   return repository;
 }
 
-void ModelRepository::LoadAll() {
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
-    if (entry.is_directory()) Load(entry.path().filename().string()).IgnoreError();
+void ModelRepository::LoadAll() { Poll(); }
+
+absl::Status ModelRepository::CheckModelName(std::string_view model) {
+  bool control = std::any_of(model.begin(), model.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (model.empty() || model.find('/') != std::string_view::npos || model == "." ||
+      model == ".." || control) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad model name '", absl::CHexEscape(EchoName(model)),
+                     "' (a model is a directory of the repository: no '/', no control "
+                     "characters)"));
   }
+  return absl::OkStatus();
 }
 
-absl::Status ModelRepository::Load(const std::string& model) {
+absl::StatusOr<bool> ModelRepository::Load(const std::string& model) {
   if (root_.empty()) {
     return absl::FailedPreconditionError("bef_serve serves a single file, not a repository");
   }
-  if (model.empty() || model.find('/') != std::string::npos || model == "." || model == "..") {
-    return absl::InvalidArgumentError(absl::StrCat("bad model name '", model, "'"));
-  }
+  absl::Status name = CheckModelName(model);
+  if (!name.ok()) return name;
   std::lock_guard<std::mutex> load_lock(load_mutex_);
-  return LoadFrom(model, root_ + "/" + model);
+  bool changed = false;
+  absl::Status loaded = LoadFrom(model, root_ + "/" + model, &changed);
+  if (!loaded.ok()) return loaded;
+  return changed;
 }
 
-absl::Status ModelRepository::LoadFrom(const std::string& model, const std::string& directory) {
-  std::error_code error;
-  if (!std::filesystem::is_directory(directory, error)) {
-    return absl::NotFoundError(absl::StrCat("no model '", model, "' in the repository"));
+void ModelRepository::SetModelError(const std::string& model, std::string error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Model& entry = models_[model];
+  if (entry.error == error) return;
+  if (!error.empty()) {
+    std::fprintf(stderr, "bef_serve: model %s: %s\n", model.c_str(), error.c_str());
+  }
+  entry.error = std::move(error);
+}
+
+absl::Status ModelRepository::LoadFrom(const std::string& model, const std::string& directory,
+                                       bool* changed) {
+  const PathState model_directory = Examine(directory);
+  if (model_directory.kind == PathKind::kMissing || model_directory.kind == PathKind::kOther) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no model directory '", EchoName(model), "' in the repository"));
+  }
+  if (model_directory.kind == PathKind::kError) {
+    std::string error =
+        absl::StrCat("the model directory cannot be examined: ", model_directory.error);
+    SetModelError(model, error);
+    return absl::FailedPreconditionError(error);
   }
   ModelConfig config;
   std::string config_path = directory + "/config.json";
+  std::string config_text;
   absl::Status config_status;
-  if (std::filesystem::exists(config_path, error)) {
+  if (Examine(config_path).kind != PathKind::kMissing) {
+    // A symlink loop, EACCES, a FIFO or a huge file: ReadRegularFile says why.
     absl::StatusOr<std::string> text = ReadRegularFile(config_path, limits_->max_config_bytes);
     absl::StatusOr<ModelConfig> parsed =
         text.ok() ? ModelConfig::Parse(*text) : absl::StatusOr<ModelConfig>(text.status());
     if (parsed.ok()) {
       config = std::move(*parsed);
+      config_text = std::move(*text);
     } else {
       config_status = parsed.status();
     }
   }
+  absl::StatusOr<std::vector<DirectoryEntry>> entries = ListDirectory(directory);
+  if (!entries.ok()) {
+    std::string error = absl::StrCat(entries.status().message(), "; serving what was loaded");
+    SetModelError(model, error);
+    return absl::FailedPreconditionError(error);
+  }
   std::vector<int64_t> available;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+  for (const DirectoryEntry& entry : *entries) {
     int64_t version = 0;
-    if (entry.is_directory() && absl::SimpleAtoi(entry.path().filename().string(), &version) &&
-        version > 0 && std::filesystem::exists(entry.path() / "model.bef", error)) {
+    if (!absl::SimpleAtoi(entry.name, &version) || version <= 0) continue;
+    // A version directory that cannot be examined is offered to the load,
+    // which fails and says why; one without model.bef (yet) is not a
+    // version.
+    if (entry.state.kind == PathKind::kError ||
+        (entry.state.kind == PathKind::kDirectory &&
+         Examine(absl::StrCat(directory, "/", entry.name, "/model.bef")).kind !=
+             PathKind::kMissing)) {
       available.push_back(version);
     }
   }
   std::sort(available.begin(), available.end());
+  available.erase(std::unique(available.begin(), available.end()), available.end());
   std::vector<int64_t> selected = config.Select(available);
 
   // Load outside the lock; requests keep running on what is there.
@@ -379,9 +475,11 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
   int ready = 0;
   for (int64_t number : selected) {
     std::string path = absl::StrCat(directory, "/", number, "/model.bef");
-    int64_t modified = ModifiedNanos(path);
+    int64_t modified = Examine(path).modified_nanos;
     Version& version = next[number];
-    if (version.loaded && version.path == path && version.modified_nanos == modified) {
+    if (version.loaded && version.path == path && version.modified_nanos == modified &&
+        version.config_text == config_text && config_status.ok()) {
+      version.reason.clear();
       ++ready;
       continue;  // unchanged
     }
@@ -394,6 +492,8 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
       version.reason.clear();
       version.path = path;
       version.modified_nanos = modified;
+      version.config_text = config_text;
+      *changed = true;
       ++ready;
     } else if (version.loaded) {
       // A working version stays; the index says why the new file was not taken.
@@ -415,12 +515,21 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
   for (auto it = next.begin(); it != next.end();) {
     bool chosen = std::find(selected.begin(), selected.end(), it->first) != selected.end();
     if (chosen || (!selected_ready && it->second.loaded &&
-                   std::filesystem::exists(it->second.path, error))) {
+                   Examine(it->second.path).kind != PathKind::kMissing)) {
       if (!chosen) it->second.reason = "kept: no newer version loaded";
       ++it;
     } else {
+      if (it->second.loaded) *changed = true;
       it = next.erase(it);
     }
+  }
+  absl::Status status;
+  if (!config_status.ok()) {
+    status = config_status;
+  } else if (ready == 0 && !selected_ready) {
+    status = absl::InvalidArgumentError(
+        selected.empty() ? absl::StrCat("model '", model, "' has no version to serve")
+                         : absl::StrCat("no version of model '", model, "' loaded"));
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -428,20 +537,17 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
     entry.versions = std::move(next);
     entry.unloaded = false;
   }
-  if (!config_status.ok()) return config_status;
-  if (ready == 0 && !selected_ready) {
-    return absl::InvalidArgumentError(
-        selected.empty() ? absl::StrCat("model '", model, "' has no version to serve")
-                         : absl::StrCat("no version of model '", model, "' loaded"));
-  }
-  return absl::OkStatus();
+  SetModelError(model, status.ok() ? std::string() : std::string(status.message()));
+  return status;
 }
 
 absl::Status ModelRepository::Unload(const std::string& model) {
   std::lock_guard<std::mutex> load_lock(load_mutex_);
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = models_.find(model);
-  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("no model '", model, "'"));
+  if (it == models_.end()) {
+    return absl::NotFoundError(absl::StrCat("no model '", EchoName(model), "'"));
+  }
   for (auto& [number, version] : it->second.versions) {
     version.loaded.reset();  // requests running keep their reference
     version.state = "UNAVAILABLE";
@@ -454,19 +560,38 @@ absl::Status ModelRepository::Unload(const std::string& model) {
 void ModelRepository::Poll() {
   if (root_.empty()) return;
   std::lock_guard<std::mutex> load_lock(load_mutex_);
-  std::vector<std::string> present;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
-    if (entry.is_directory()) present.push_back(entry.path().filename().string());
+  absl::StatusOr<std::vector<DirectoryEntry>> entries = ListDirectory(root_);
+  if (!entries.ok()) {
+    // An unreadable root is not an empty one: nothing is dropped.
+    std::string error = absl::StrCat("the repository ", entries.status().message(),
+                                     "; serving what was loaded");
+    if (error != root_error_) std::fprintf(stderr, "bef_serve: %s\n", error.c_str());
+    root_error_ = error;
+    return;
   }
-  for (const std::string& model : present) {
+  root_error_.clear();
+  std::vector<std::string> present;
+  for (const DirectoryEntry& entry : *entries) {
+    if (entry.state.kind != PathKind::kDirectory && entry.state.kind != PathKind::kError) {
+      continue;
+    }
+    present.push_back(entry.name);
     bool unloaded;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto it = models_.find(model);
+      auto it = models_.find(entry.name);
       unloaded = it != models_.end() && it->second.unloaded;
     }
-    if (!unloaded) LoadFrom(model, root_ + "/" + model).IgnoreError();
+    if (unloaded) continue;
+    if (entry.state.kind == PathKind::kError) {
+      // A model directory that cannot be examined (a symlink loop): its
+      // versions, if any, stay.
+      SetModelError(entry.name,
+                    absl::StrCat("the model directory cannot be examined: ", entry.state.error));
+      continue;
+    }
+    bool changed = false;
+    LoadFrom(entry.name, root_ + "/" + entry.name, &changed).IgnoreError();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = models_.begin(); it != models_.end();) {
@@ -483,7 +608,7 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> ModelRepository::Find(
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = models_.find(model);
   if (it == models_.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown model '", Echo(model), "'"));
+    return absl::NotFoundError(absl::StrCat("unknown model '", EchoName(model), "'"));
   }
   const std::map<int64_t, Version>& versions = it->second.versions;
   if (version.empty()) {
@@ -500,7 +625,7 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> ModelRepository::Find(
   auto v = canonical ? versions.find(number) : versions.end();
   if (v == versions.end() || !v->second.loaded) {
     return absl::NotFoundError(
-        absl::StrCat("model '", model, "' has no ready version '", Echo(version), "'"));
+        absl::StrCat("model '", model, "' has no ready version '", EchoName(version), "'"));
   }
   return v->second.loaded;
 }
@@ -521,10 +646,15 @@ std::vector<VersionState> ModelRepository::Index() const {
   std::vector<VersionState> index;
   for (const auto& [name, model] : models_) {
     if (model.versions.empty()) {
-      index.push_back({name, 0, "UNAVAILABLE", model.unloaded ? "unloaded" : "no version"});
+      index.push_back({name, 0, "UNAVAILABLE",
+                       model.unloaded          ? "unloaded"
+                       : !model.error.empty() ? model.error
+                                               : "no version"});
     }
     for (const auto& [number, version] : model.versions) {
-      index.push_back({name, number, version.state, version.reason});
+      // A version serving while its model directory cannot be read says so.
+      index.push_back({name, number, version.state,
+                       version.reason.empty() && !model.unloaded ? model.error : version.reason});
     }
   }
   return index;

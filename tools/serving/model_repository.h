@@ -19,6 +19,22 @@
 // be rewritten, truncated or removed while it serves: a changed file
 // matters at the next load (or poll), never to the version loaded.
 //
+// The repository is read with error codes only, never exceptions: a
+// directory, version directory or file the server cannot examine (a
+// symlink loop, EACCES, ELOOP) is a load error of that model, which the
+// index shows with its reason and stderr logs once, never a crash and
+// never an unload of what is serving. Only a model directory or version
+// that is gone (ENOENT, or no longer a directory) stops being served; an
+// unreadable repository root changes nothing that is loaded. Names from
+// requests are checked before they touch the file system: a name with a
+// '/', a control character (NUL included) or "."/".." is refused and
+// leaves no entry.
+//
+// config.json is part of a version's identity: a changed config.json
+// reloads every selected version (by polling or an explicit load) and the
+// new versions replace the old ones at once, under the lock requests take
+// to find a version (a request runs on the version it found, old or new).
+//
 // Loaded versions are reference-counted (`std::shared_ptr<const
 // LoadedModel>`): a request holds the version it started on until its last
 // kernel has run, so loading, unloading or a repository change never pulls
@@ -157,11 +173,17 @@ class ModelRepository {
   // Loads every model of the repository (Scan of each model directory).
   void LoadAll();
   // (Re)loads `model` from the repository: the versions its policy selects
-  // are loaded (a version already loaded from the same file is kept); a
-  // version that fails keeps the one it would have replaced. NOT_FOUND when
-  // the repository has no such model directory, INVALID_ARGUMENT when no
-  // version loaded.
-  absl::Status Load(const std::string& model);
+  // are loaded (a version already loaded from the same file with the same
+  // config.json is kept); a version that fails keeps the one it would have
+  // replaced. INVALID_ARGUMENT for a bad name or one that names no model
+  // directory (no entry is made), or when no version loaded;
+  // FAILED_PRECONDITION when the model directory cannot be read. On
+  // success, whether anything changed (a version loaded, replaced or
+  // dropped).
+  absl::StatusOr<bool> Load(const std::string& model);
+  // Whether `model` may name a model directory: not empty, no '/', no
+  // control character, not "." or "..".
+  static absl::Status CheckModelName(std::string_view model);
   // Stops serving `model` (requests running finish on it).
   absl::Status Unload(const std::string& model);
   // Loads new models and versions, drops those gone, reloads changed files.
@@ -186,13 +208,21 @@ class ModelRepository {
     std::string reason;
     std::string path;
     int64_t modified_nanos = 0;  // of `path` when loaded
+    std::string config_text;     // the config.json it was loaded with ("": none)
   };
   struct Model {
     std::map<int64_t, Version> versions;
     bool unloaded = false;  // by request: Poll leaves it alone
+    // Why the model's directory could not be read at the last load or
+    // poll ("" when it could); logged when it changes.
+    std::string error;
   };
 
-  absl::Status LoadFrom(const std::string& model, const std::string& directory);
+  // `changed`: set when a version was loaded, replaced or dropped.
+  absl::Status LoadFrom(const std::string& model, const std::string& directory, bool* changed);
+  // Records (and logs, when new) why `model` could not be read; the
+  // versions it has stay.
+  void SetModelError(const std::string& model, std::string error);
 
   HostContext* host_;
   std::string root_;
@@ -200,6 +230,7 @@ class ModelRepository {
   mutable std::mutex mutex_;
   std::map<std::string, Model> models_;
   std::mutex load_mutex_;  // one load or poll at a time
+  std::string root_error_;  // guarded by load_mutex_: why the root could not be read
 };
 
 }  // namespace bef::serving

@@ -38,6 +38,7 @@
 #include "bef/host/execution_context.h"
 #include "bef/host/function.h"
 #include "bef/host/function_run.h"
+#include "tools/serving/byte_budget.h"
 
 namespace bef::serving {
 
@@ -84,6 +85,14 @@ class RunLimits {
   // Files larger than these are not loaded (--max_model_bytes; config.json).
   uint64_t max_model_bytes = uint64_t{1} << 30;
   uint64_t max_config_bytes = uint64_t{1} << 20;
+  // The bytes of answers being built or written at once, server-wide
+  // (--max_response_bytes; byte_budget.h): an answer reserves an upper
+  // bound of its size before it is built and holds its size until written,
+  // however slowly its client reads. The default holds a 16 MiB tensor's
+  // answer in any form (16 Mi INT8 elements as JSON text: 80 MiB) twice
+  // over with room to spare.
+  static constexpr uint64_t kDefaultResponseBytes = uint64_t{256} << 20;
+  ByteBudget response_bytes{kDefaultResponseBytes};
 
   // The deadline of a run starting now that the client wants to end at
   // `requested` (nullopt: no wish).

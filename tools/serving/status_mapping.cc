@@ -14,6 +14,8 @@ constexpr Row kRows[] = {
     {absl::StatusCode::kFailedPrecondition, 400, 500},
     {absl::StatusCode::kOutOfRange, 400, 500},
     {absl::StatusCode::kUnavailable, 503, 503},
+    // The server's budgets (byte_budget.h): try again.
+    {absl::StatusCode::kResourceExhausted, 503, 500},
     {absl::StatusCode::kDeadlineExceeded, 504, 504},
     {absl::StatusCode::kCancelled, 499, 499},
 };

@@ -31,6 +31,7 @@
 #include "bef/async/rc_reference.h"
 #include "bef/format/attribute_view.h"
 #include "bef/host/host_allocator.h"
+#include "bef/support/debug_check.h"
 
 namespace bef {
 
@@ -152,9 +153,27 @@ class HostBuffer {
 
 class DenseHostTensor {
  public:
+  // REQUIRES (a debug check): the shape's bytes are counted without
+  // overflow (DataSizeOf; a shape with a negative dimension, which TFRT's
+  // kernels allow, has none) and a buffer holds at least that many bytes. A
+  // tensor whose shape claims more elements than its buffer holds is
+  // never made: every boundary that builds one from outside bytes (the
+  // serving front ends, the Python package, make_tensor) checks DataSizeOf
+  // first and refuses with its error.
   DenseHostTensor(DType dtype, TensorShape shape,
                   RCReference<HostBuffer> buffer)
-      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
+    BEF_DEBUG_CHECK(BufferHoldsShape(),
+                    "a dense host tensor's shape claims more bytes than its buffer holds");
+  }
+
+  // The one rule of how many bytes the elements of a `dtype` tensor of
+  // `shape` take: element count x element size, computed with overflow
+  // checks. InvalidArgument for a negative dimension, or a count or byte
+  // size past what a 64-bit size holds ("the shape [4611686018427387905]
+  // of i32 elements needs more than 2^64 bytes").
+  static absl::StatusOr<size_t> DataSizeOf(DType dtype, const TensorShape& shape);
+  static absl::StatusOr<size_t> DataSizeOf(DType dtype, std::span<const int64_t> dims);
 
   // The tensor of a dense attribute. When `owner` keeps the attribute's
   // bytes alive (see KernelBinding) and the elements are complete and
@@ -217,6 +236,8 @@ class DenseHostTensor {
 
  private:
   absl::Status DTypeMismatch(DType expected, std::string_view kernel) const;
+  // The constructor's debug check.
+  bool BufferHoldsShape() const;
 
   DType dtype_;
   TensorShape shape_;
