@@ -414,6 +414,17 @@ int Serve(ServeOptions& options) {
       }
     });
   }
+  // Memory goes back: freed memory that malloc keeps (the free chunks of
+  // many small objects -- a 300k-output request's message, a load/unload
+  // storm's tables -- which the mmap threshold does not cover) is returned
+  // to the system once more than kTrimSlack of it is held.
+  std::thread trimmer([&] {
+    constexpr size_t kTrimSlack = 32 << 20;
+    std::unique_lock<std::mutex> lock(poll_mutex);
+    while (!poll_wake.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_polling; })) {
+      if (mallinfo2().fordblks > kTrimSlack) malloc_trim(0);
+    }
+  });
   absl::Status drained = server.Run();
   if (!drained.ok()) {
     // Requests still run on worker threads: nothing can be torn down under
@@ -424,14 +435,13 @@ int Serve(ServeOptions& options) {
   }
   end_signal_thread();  // gRPC has shut down
   if (grpc_server) grpc_server->Wait();
-  if (poller.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(poll_mutex);
-      stop_polling = true;
-    }
-    poll_wake.notify_all();
-    poller.join();
+  {
+    std::lock_guard<std::mutex> lock(poll_mutex);
+    stop_polling = true;
   }
+  poll_wake.notify_all();
+  if (poller.joinable()) poller.join();
+  trimmer.join();
   (*host)->Quiesce();
   v1.reset();
   repository.reset();

@@ -392,8 +392,12 @@ class RepositoryTest(unittest.TestCase):
         self.assertGreaterEqual(self.add(1, 2)[0], 400)
         self.assertEqual(self.server.request("POST", "/v2/repository/models/add/load"), (200, ""))
         self.assertEqual(self.add(1, 2), (200, 1003))
+        # A name that names no model directory is the client's mistake
+        # (400, as Triton answers), and leaves no entry in the index.
         status, answer = self.server.request("POST", "/v2/repository/models/none/load")
-        self.assertEqual(status, 404, answer)
+        self.assertEqual(status, 400, answer)
+        self.assertNotIn("none", [e["name"] for e in self.server.request(
+            "POST", "/v2/repository/index")[1]])
 
     def test_reloads_drop_no_request_and_bad_files_replace_nothing(self):
         self.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + self.root,

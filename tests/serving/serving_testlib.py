@@ -14,14 +14,14 @@ class Server:
     """bef_serve on --port=0 with FLAGS and PROGRAM (None: the flags name a
     --model_repository); `port` once it listens."""
 
-    def __init__(self, binary, program, *flags, env=None):
+    def __init__(self, binary, program, *flags, env=None, wrapper=()):
         if "TSAN_OPTIONS" in os.environ and any(f.startswith("--grpc_port=") for f in flags):
             # Debian's gRPC is not built for TSan (grpc_tsan_suppressions.txt).
             env = dict(env or os.environ)
             env["TSAN_OPTIONS"] += ":suppressions=" + os.path.join(
                 os.path.dirname(os.path.abspath(__file__)), "grpc_tsan_suppressions.txt")
         self.process = subprocess.Popen(
-            [binary, "--port=0", *flags] + ([program] if program else []),
+            [*wrapper, binary, "--port=0", *flags] + ([program] if program else []),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=env)
         line = self.process.stdout.readline()

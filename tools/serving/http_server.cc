@@ -158,7 +158,8 @@ class HttpServer::Impl {
         error_responder_(std::move(error_responder)),
         acceptor_(io_),
         retry_accept_(io_),
-        workers_(options_.worker_threads) {
+        workers_(options_.worker_threads),
+        offload_thread_(1) {
     for (const Route& route : routes_) route_segments_.push_back(Segments(route.pattern));
   }
 
@@ -198,6 +199,8 @@ class HttpServer::Impl {
     inline_requests_.fetch_sub(1, std::memory_order_acq_rel);
   }
   void RunOnWorker(UniqueFunction<void()> task) { workers_.Add(std::move(task)); }
+  // RouteWork::kOffload answers: on a thread of their own, never behind runs.
+  void RunOffloaded(UniqueFunction<void()> task) { offload_thread_.Add(std::move(task)); }
   void CountTimeout() { counters_.timeouts.fetch_add(1, std::memory_order_relaxed); }
   void Register(Session* session, std::weak_ptr<Session> weak);
   void Unregister(Session* session);
@@ -237,6 +240,7 @@ class HttpServer::Impl {
   tcp::acceptor acceptor_;
   net::steady_timer retry_accept_;
   FifoThreadPool workers_;
+  FifoThreadPool offload_thread_;
   std::vector<std::thread> io_threads_;
   const size_t io_thread_count_ = static_cast<size_t>(std::max(1, options_.io_threads));
 
@@ -650,7 +654,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return Respond(std::move(response));
     }
     if (route_->work == RouteWork::kOffload) {
-      server_.RunOnWorker([self = shared_from_this()] {
+      server_.RunOffloaded([self = shared_from_this()] {
         HttpResponse response = self->route_->handler(self->request_);
         net::post(self->stream_.get_executor(),
                   [self, response = std::move(response)]() mutable {
@@ -1042,11 +1046,13 @@ absl::Status HttpServer::Impl::Run() {
     // left running; the caller exits the process.
     for (std::thread& thread : io_threads_) thread.detach();
     workers_.Abandon();
+    offload_thread_.Abandon();
     return absl::DeadlineExceededError(absl::StrCat(
         left, " connections were still open when the drain time ran out"));
   }
   for (std::thread& thread : io_threads_) thread.join();
   workers_.Stop();
+  offload_thread_.Stop();
   return absl::OkStatus();
 }
 

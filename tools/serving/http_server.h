@@ -145,9 +145,9 @@ enum class RouteWork {
   kWorker,   // runs programs: on a worker thread, counted against
              // max_concurrent_requests
   kOffload,  // builds a large answer without running a program (/metrics,
-             // the repository index): on a worker thread, never admitted
-             // against max_concurrent_requests, so the I/O thread spends on
-             // it what it spends on a health check
+             // the repository index): on a thread of its own, never behind
+             // runs or admitted against max_concurrent_requests, so the I/O
+             // thread spends on it what it spends on a health check
 };
 
 struct Route {

@@ -418,6 +418,9 @@ absl::Status DataNesting::CloseArray() {
   if (static_cast<int>(depth) != innermost_depth_) {
     return ragged(absl::StrCat("elements at depths ", innermost_depth_, " and ", depth));
   }
+  // Flat data: its count is checked against the shape's with the reader's
+  // own message ("has 1 data elements, its shape needs 3").
+  if (depth == 0) return absl::OkStatus();
   int64_t needed = 1;
   for (size_t d = depth; d < shape_.size(); ++d) {
     if (__builtin_mul_overflow(needed, shape_[d], &needed)) needed = -1;
@@ -545,8 +548,9 @@ class StreamingReader {
     // A key said twice is refused: which one a reader takes differs from
     // reader to reader (nlohmann's tree took the last, the streamed path
     // the first).
-    auto [slot, inserted] = container.get_ref<Json::object_t&>().try_emplace(
-        std::move(levels_.back().key), nullptr);
+    // (The key stays: the stream's checks read the keys of open levels.)
+    auto [slot, inserted] =
+        container.get_ref<Json::object_t&>().try_emplace(levels_.back().key, nullptr);
     if (!inserted) {
       Fail(absl::InvalidArgumentError(
           absl::StrCat("the body has the key '", EchoName(slot->first), "' twice in one object")));

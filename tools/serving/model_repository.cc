@@ -93,7 +93,11 @@ absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(const std::string& pat
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t limit) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+    // Gone is NOT_FOUND; a symlink loop or EACCES is a load error (400).
+    const int error = errno;
+    std::string message = absl::StrCat("cannot open ", path, ": ", std::strerror(error));
+    return error == ENOENT ? absl::NotFoundError(message)
+                           : absl::FailedPreconditionError(message);
   }
   struct stat info;
   absl::Status status;
