@@ -477,6 +477,7 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
     if (it != models_.end()) next = it->second.versions;
   }
   int ready = 0;
+  std::string first_failure;  // "version N: why", for the load's answer
   for (int64_t number : selected) {
     std::string path = absl::StrCat(directory, "/", number, "/model.bef");
     int64_t modified = Examine(path).modified_nanos;
@@ -507,6 +508,9 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
     } else {
       version.state = "UNAVAILABLE";
       version.reason = std::string(loaded.status().message());
+      if (first_failure.empty()) {
+        first_failure = absl::StrCat(" (version ", number, ": ", version.reason, ")");
+      }
       version.path = path;
       version.modified_nanos = modified;
     }
@@ -533,7 +537,8 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
   } else if (ready == 0 && !selected_ready) {
     status = absl::InvalidArgumentError(
         selected.empty() ? absl::StrCat("model '", model, "' has no version to serve")
-                         : absl::StrCat("no version of model '", model, "' loaded"));
+                         : absl::StrCat("no version of model '", model, "' loaded",
+                                        first_failure));
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
