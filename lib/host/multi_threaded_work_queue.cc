@@ -179,6 +179,21 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     idle_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
   }
 
+  bool RunPendingTask() override {
+    if (next_slot.queue == this) return false;  // a runner: its own loop does
+    TaskFunction task;
+    {
+      SpinLock lock(compute_lock_);
+      if (compute_tasks_.empty()) return false;
+      task = std::move(compute_tasks_.front());
+      compute_tasks_.pop_front();
+    }
+    task();
+    task.reset();
+    Finished(1);
+    return true;
+  }
+
   int GetParallelismLevel() const override { return compute_threads_; }
   bool IsInWorkerThread() const override { return current_queue == this; }
 

@@ -465,5 +465,29 @@ TEST(MultiThreadedWorkQueueTest, ParallelTasksRunAlongsideTheirAdder) {
   EXPECT_TRUE(met.load());
 }
 
+// A thread that waits for results helps (RunPendingTask): with every
+// compute thread inside a long task, the task queued after them runs on the
+// helping thread at once, not after them.
+TEST(MultiThreadedWorkQueueTest, RunPendingTaskRunsQueuedWorkOnTheCaller) {
+  auto queue = CreateWorkQueue("mstd:2").value();
+  std::atomic<bool> release{false};
+  std::atomic<int> busy{0};
+  for (int i = 0; i < 2; ++i) {
+    queue->AddTask([&] {
+      busy.fetch_add(1);
+      while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+  }
+  while (busy.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::atomic<std::thread::id> ran_on{};
+  queue->AddTask([&] { ran_on.store(std::this_thread::get_id()); });
+  EXPECT_TRUE(queue->RunPendingTask());
+  EXPECT_EQ(ran_on.load(), std::this_thread::get_id());
+  EXPECT_FALSE(queue->RunPendingTask());  // nothing else waits
+  release.store(true);
+  queue->Quiesce();
+  EXPECT_FALSE(CreateWorkQueue("s").value()->RunPendingTask());
+}
+
 }  // namespace
 }  // namespace bef

@@ -6,6 +6,7 @@
 
 #include "absl/time/clock.h"
 #include "bef/async/async_value_ref.h"
+#include "bef/host/host_context.h"
 
 namespace bef::serving {
 
@@ -82,7 +83,7 @@ void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadli
   Watch(&watched);
   const auto start = std::chrono::steady_clock::now();
   run.Execute();
-  WaitForAll(results);
+  WaitForAll(results, run.request().host()->work_queue());
   if (streak != nullptr) {
     streak->Observe(std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)
@@ -98,7 +99,7 @@ void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadli
   }
 }
 
-void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
+void WaitForAll(std::span<const RCReference<AsyncValue>> values, ConcurrentWorkQueue& queue) {
   struct Latch {
     std::mutex mutex;
     std::condition_variable done;
@@ -116,7 +117,16 @@ void WaitForAll(std::span<const RCReference<AsyncValue>> values) {
     });
   }
   std::unique_lock<std::mutex> lock(latch->mutex);
-  latch->done.wait(lock, [&] { return latch->pending == 0; });
+  while (latch->pending != 0) {
+    lock.unlock();
+    // Help while the run's work (or anyone's) waits for a compute thread.
+    while (queue.RunPendingTask()) {
+      std::lock_guard<std::mutex> check(latch->mutex);
+      if (latch->pending == 0) return;
+    }
+    lock.lock();
+    latch->done.wait_for(lock, kHelpPollInterval, [&] { return latch->pending == 0; });
+  }
 }
 
 }  // namespace bef::serving

@@ -23,6 +23,7 @@
 #define BEF_TOOLS_SERVING_RUN_LIMITS_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,7 @@
 #include "bef/host/execution_context.h"
 #include "bef/host/function.h"
 #include "bef/host/function_run.h"
+#include "bef/host/work_queue.h"
 #include "tools/serving/byte_budget.h"
 
 namespace bef::serving {
@@ -141,9 +143,14 @@ class RunLimits {
   std::thread watchdog_;  // started with the first run
 };
 
-// Blocks until every value is available (from any thread, without running
-// the host's work: the work queue's threads do).
-void WaitForAll(std::span<const RCReference<AsyncValue>> values);
+// Returns once every value is available (from any thread). While some are
+// not, the calling thread runs compute tasks waiting in `queue`
+// (ConcurrentWorkQueue::RunPendingTask), and blocks only when none waits
+// (looking again every kHelpPollInterval): a request's run never waits for
+// a compute thread behind other requests' long kernels while its own
+// thread sits idle (an inline run on an I/O thread, or a worker's).
+inline constexpr std::chrono::milliseconds kHelpPollInterval(2);
+void WaitForAll(std::span<const RCReference<AsyncValue>> values, ConcurrentWorkQueue& queue);
 
 }  // namespace bef::serving
 

@@ -64,6 +64,16 @@ class ConcurrentWorkQueue {
   // Returns once every value is available, running queued work meanwhile
   // where the queue runs work on the caller's thread.
   virtual void Await(std::span<AsyncValue* const> values) = 0;
+  // Runs one compute task that waits in the queue on the calling thread, if
+  // one waits (any thread but the queue's own; false when none waits). A
+  // thread that would otherwise block until a run's results are available
+  // (a server's request thread) helps instead: a run whose work waits for
+  // a compute thread while every compute thread is inside another run's
+  // long kernel is then run by its own caller, not after those kernels.
+  // The task runs as it would on a compute thread, except that
+  // IsInWorkerThread() is false there. `s` and queues without a FIFO of
+  // compute tasks run none.
+  virtual bool RunPendingTask() { return false; }
   // Returns once no task is queued or running.
   virtual void Quiesce() = 0;
   virtual int GetParallelismLevel() const = 0;
