@@ -326,18 +326,31 @@ int Serve(ServeOptions& options) {
     BefService& bef = *v1;
     routes.push_back({"GET", "/v1/functions", serving::RouteWork::kInline,
                       [&bef](serving::HttpRequest&) { return ToHttp(bef.ListFunctions()); }});
-    serving::Route run{"POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
-                       [&bef](serving::HttpRequest& request) {
-                         // A client that closes its connection cancels its run.
-                         return ToHttp(bef.Run(request.captures[0], request.body,
-                                               [&request]() -> absl::Status {
-                                                 if (request.ClientGone()) {
-                                                   return absl::CancelledError(
-                                                       "the client closed the connection");
-                                                 }
-                                                 return absl::OkStatus();
-                                               }));
-                       }};
+    serving::Route run{
+        "POST", "/v1/functions/*:run", serving::RouteWork::kWorker,
+        [&bef, &options](serving::HttpRequest& request) {
+          // A client that closes its connection cancels its run.
+          serving::HttpResponse response =
+              ToHttp(bef.Run(request.captures[0], request.body, [&request]() -> absl::Status {
+                if (request.ClientGone()) {
+                  return absl::CancelledError("the client closed the connection");
+                }
+                return absl::OkStatus();
+              }));
+          // The answer holds its bytes of the answer budget until written.
+          serving::ByteBudget& budget = options.limits->response_bytes;
+          if (!response.reservation.Grow(budget, response.body.size())) {
+            const bool never = response.body.size() > budget.limit();
+            return ToHttp(ErrorResponse(
+                never ? 400 : 503, never ? "FAILED_PRECONDITION" : "RESOURCE_EXHAUSTED",
+                never ? absl::StrCat("the answer (", response.body.size(),
+                                     " bytes) is larger than the server's limit of ",
+                                     budget.limit(), " bytes of answers (--max_response_bytes)")
+                      : absl::StrCat("the server holds its limit of ", budget.limit(),
+                                     " bytes of answers (--max_response_bytes); try again")));
+          }
+          return response;
+        }};
     // A program known to run short runs on the I/O thread, as a model does.
     run.run_inline_when = [&bef](const serving::HttpRequest&) { return bef.known_short(); };
     routes.push_back(std::move(run));

@@ -544,6 +544,19 @@ class AnswerAttackTest(EchoRepository):
             self.assertIn("--max_response_bytes", body["error"])
         finally:
             small.kill()
+        # The single file's /v1/ answers hold the same budget.
+        small = serving_testlib.Server(BEF_SERVE, PROGRAM, "--max_response_bytes=%d" % MIB)
+        try:
+            count = 600000  # "1," each: more than 1 MiB of answer
+            status, body = small.run("echo_tensor", {"args": [
+                {"dtype": "i32", "shape": [count], "values": [1] * count}]})
+            self.assertEqual(status, 400, body)
+            self.assertIn("--max_response_bytes", body["error"]["message"])
+            status, body = small.run("echo_tensor", {"args": [
+                {"dtype": "i32", "shape": [2], "values": [1, 2]}]})
+            self.assertEqual(status, 200, body)
+        finally:
+            small.kill()
 
     def test_row_16_memory_goes_back_after_a_huge_request(self):
         server = self.serve("--grpc_port=0")
