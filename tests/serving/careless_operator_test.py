@@ -15,13 +15,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serving_testlib  # noqa: E402
+from serving_testlib import wait_until  # noqa: E402
 
 BEF_SERVE = PROGRAM = FOREVER = None
 ADD_BODY = {"inputs": [{"name": "a", "datatype": "INT32", "shape": [], "data": [40]},
@@ -65,29 +65,8 @@ def in_flight(server, model):
     return 0
 
 
-def wait_until(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
-class Repository(unittest.TestCase):
-    def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.server = None
-
-    def tearDown(self):
-        if self.server is not None:
-            self.server.kill()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def serve(self, *flags):
-        self.server = serving_testlib.Server(
-            BEF_SERVE, None, "--model_repository=" + self.root, *flags)
-        return self.server
+class Repository(serving_testlib.RepositoryTestCase):
+    pass
 
 
 class FilesTest(Repository):
@@ -611,6 +590,7 @@ class FlagsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     BEF_SERVE, PROGRAM, FOREVER = sys.argv[1], sys.argv[2], sys.argv[3]
+    serving_testlib.RepositoryTestCase.bef_serve = BEF_SERVE
     # The stubs generated from the .proto, at the runfiles' root.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     import grpc  # noqa: E402

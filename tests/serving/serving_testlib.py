@@ -4,10 +4,13 @@ import http.client
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
+import unittest
 
 
 class Server:
@@ -142,3 +145,41 @@ def raise_open_file_limit(needed):
     if soft < needed:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(needed, soft)), hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def wait_until(predicate, seconds):
+    """Whether `predicate()` became true within `seconds` (asked every 50 ms)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class RepositoryTestCase(unittest.TestCase):
+    """A test with a model repository of its own (`self.root`, removed after
+    it, modes restored) and at most one server on it (`serve`, killed after
+    it). Subclasses set `bef_serve` to the binary."""
+    bef_serve = None
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.server = None
+
+    def tearDown(self):
+        if self.server is not None:
+            self.server.kill()
+        for path, dirs, _ in os.walk(self.root):
+            for name in dirs:
+                try:
+                    os.chmod(os.path.join(path, name), 0o755, follow_symlinks=False)
+                except (OSError, NotImplementedError):
+                    pass
+        os.chmod(self.root, 0o755)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def serve(self, *flags, wrapper=(), env=None):
+        self.server = Server(self.bef_serve, None, "--model_repository=" + self.root, *flags,
+                             wrapper=wrapper, env=env)
+        return self.server

@@ -10,17 +10,14 @@ import json
 import os
 import shutil
 import socket
-import stat
-import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serving_testlib  # noqa: E402
+from serving_testlib import wait_until  # noqa: E402
 from serving_testlib import raw_exchange  # noqa: E402
 
 BEF_SERVE = PROGRAM = FOREVER = None
@@ -41,6 +38,19 @@ def add_model(root, name="add", entry="add", config=None, versions=(1,)):
         json.dump(config or {"entry_function": entry, "inputs": [{"name": "a"}, {"name": "b"}]}, f)
 
 
+def many_versions(root, name, count=3000):
+    """Model `name` with versions 1..count of the test program (`add`), all
+    served: hard links to one copy on the repository's file system."""
+    program = os.path.join(root, "program.bef")
+    if not os.path.exists(program):
+        shutil.copy(PROGRAM, program)
+    for version in range(1, count + 1):
+        os.makedirs(os.path.join(root, name, str(version)))
+        os.link(program, os.path.join(root, name, str(version), "model.bef"))
+    with open(os.path.join(root, name, "config.json"), "w") as f:
+        json.dump({"entry_function": "add", "version_policy": {"all": {}}}, f)
+
+
 def infer(server, model, body, timeout=30, headers=None):
     connection = server.connection(timeout=timeout)
     try:
@@ -48,15 +58,6 @@ def infer(server, model, body, timeout=30, headers=None):
                               headers=headers)
     finally:
         connection.close()
-
-
-def wait_until(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def index(server):
@@ -104,27 +105,8 @@ class MemorySampler:
         return self.before, self.peak, after
 
 
-class Repository(unittest.TestCase):
-    def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.server = None
-
-    def tearDown(self):
-        if self.server is not None:
-            self.server.kill()
-        for path, dirs, _ in os.walk(self.root):
-            for d in dirs:
-                try:
-                    os.chmod(os.path.join(path, d), 0o755, follow_symlinks=False)
-                except OSError:
-                    pass
-        os.chmod(self.root, 0o755)
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def serve(self, *flags, wrapper=(), env=None):
-        self.server = serving_testlib.Server(
-            BEF_SERVE, None, "--model_repository=" + self.root, *flags, wrapper=wrapper, env=env)
-        return self.server
+class Repository(serving_testlib.RepositoryTestCase):
+    pass
 
 
 class RepositoryAttackTest(Repository):
@@ -208,14 +190,7 @@ class RepositoryAttackTest(Repository):
         self.assertTrue(wait_until(lambda: index(server)[("add", "1")]["reason"] == "", 10))
 
     def test_row_12_metrics_cost_the_io_thread_no_more_than_a_health_check(self):
-        program = os.path.join(self.root, "program.bef")  # links on the same file system
-        shutil.copy(PROGRAM, program)
-        os.makedirs(os.path.join(self.root, "many"))
-        for version in range(1, 3001):
-            os.makedirs(os.path.join(self.root, "many", str(version)))
-            os.link(program, os.path.join(self.root, "many", str(version), "model.bef"))
-        with open(os.path.join(self.root, "many", "config.json"), "w") as f:
-            json.dump({"entry_function": "add", "version_policy": {"all": {}}}, f)
+        many_versions(self.root, "many")
         server = self.serve("--io_threads=1")
         self.assertEqual(len(index(server)), 3000)
         _, text = server.request("GET", "/metrics")
@@ -288,14 +263,7 @@ class RepositoryAttackTest(Repository):
         add_model(self.root)
         server = self.serve()
         infer(server, "add", ADD_BODY)
-        program = os.path.join(self.root, "program.bef")  # links on the same file system
-        shutil.copy(PROGRAM, program)
-        os.makedirs(os.path.join(self.root, "storm"))
-        for version in range(1, 3001):
-            os.makedirs(os.path.join(self.root, "storm", str(version)))
-            os.link(program, os.path.join(self.root, "storm", str(version), "model.bef"))
-        with open(os.path.join(self.root, "storm", "config.json"), "w") as f:
-            json.dump({"entry_function": "add", "version_policy": {"all": {}}}, f)
+        many_versions(self.root, "storm")
         idle = server.memory_kb("VmRSS")
         sampler = MemorySampler(server)
         for _ in range(2):
@@ -684,6 +652,7 @@ class HttpAttackTest(unittest.TestCase):
 
 if __name__ == "__main__":
     BEF_SERVE, PROGRAM, FOREVER = sys.argv[1], sys.argv[2], sys.argv[3]
+    serving_testlib.RepositoryTestCase.bef_serve = BEF_SERVE
     # The stubs generated from the .proto, at the runfiles' root.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     import grpc  # noqa: E402
