@@ -4,8 +4,10 @@
 // Loops iterate: a body that finishes synchronously is run again from the
 // same loop, never from a nested call, so the stack does not grow per
 // iteration (10 million repeat.i32 iterations run on an 8 MB stack).
+#include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -277,12 +279,26 @@ void While(AsyncKernelFrame* frame) {
 }
 
 // ---------------------------------------------------------------------------
-// tfrt.once: the function runs at most once per resource context.
+// tfrt.once: the function runs at most once per resource context. The
+// first call evaluates it; a call while that evaluation is under way on
+// another thread gets placeholders of the results (no thread waits), later
+// calls the results. A call made by the evaluation itself (the function's
+// own tfrt.once of itself, or of a function whose evaluation called it: a
+// converter-accepted cycle, or a one-byte change of a BEF file) fails at its
+// location: "tfrt.once of @f re-entered while it is being evaluated".
+// TFRT's std::call_once waits for itself there, for ever; we differ on
+// purpose (docs/executor-semantics.md).
 
 struct OnceResults {
-  std::once_flag once;
+  std::mutex mutex;
+  bool started = false;  // guarded by mutex
+  // Guarded by mutex: during the evaluation, placeholders (forwarded to
+  // the results when it returns); after it, the results.
   std::vector<RCReference<AsyncValue>> values;
 };
+
+// The tfrt.once evaluations this thread is inside, innermost last.
+thread_local std::vector<const OnceResults*> evaluating_once;
 
 void Once(AsyncKernelFrame* frame) {
   const Function* function = frame->GetFunctionAt(0);
@@ -303,13 +319,45 @@ void Once(AsyncKernelFrame* frame) {
   auto* once = resources->GetOrCreate<std::shared_ptr<OnceResults>>(
       key, [] { return std::make_shared<OnceResults>(); });
   std::shared_ptr<OnceResults> state = *once;
-  std::call_once(state->once, [&] {
-    state->values.resize(function->num_results());
-    function->Execute(frame->GetExecutionContext(), frame->GetArguments(),
-                      state->values);
-  });
-  for (size_t i = 0; i < state->values.size(); ++i) {
-    frame->SetResultAt(i, state->values[i]);
+  std::vector<RCReference<AsyncValue>> values;
+  bool evaluate = false;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (!state->started) {
+      state->started = true;
+      evaluate = true;
+      for (size_t i = 0; i < function->num_results(); ++i) {
+        state->values.push_back(MakeIndirectAsyncValue());
+      }
+    } else {
+      for (const RCReference<AsyncValue>& value : state->values) values.push_back(value.CopyRef());
+    }
+  }
+  if (!evaluate) {
+    if (std::find(evaluating_once.begin(), evaluating_once.end(), state.get()) !=
+        evaluating_once.end()) {
+      frame->ReportError(absl::FailedPreconditionError(
+          absl::StrCat("tfrt.once of @", ToAbsl(function->name()),
+                       " re-entered while it is being evaluated")));
+      return;
+    }
+    for (size_t i = 0; i < values.size(); ++i) frame->SetResultAt(i, std::move(values[i]));
+    return;
+  }
+  values.resize(function->num_results());
+  evaluating_once.push_back(state.get());
+  function->Execute(frame->GetExecutionContext(), frame->GetArguments(), values);
+  evaluating_once.pop_back();
+  std::vector<RCReference<AsyncValue>> placeholders;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    placeholders = std::move(state->values);
+    state->values.clear();
+    for (const RCReference<AsyncValue>& value : values) state->values.push_back(value.CopyRef());
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    static_cast<IndirectAsyncValue*>(placeholders[i].get())->ForwardTo(values[i].CopyRef());
+    frame->SetResultAt(i, std::move(values[i]));
   }
 }
 
