@@ -75,6 +75,10 @@ def load(source, work_queue=DEFAULT_WORK_QUEUE):
         raise ArgumentError(
             f"bef.load: work_queue must be a str such as 'mstd' or 's', not "
             f"{type(work_queue).__name__}")
+    if not work_queue.isascii():
+        raise ArgumentError(
+            f"bef.load: work_queue {work_queue.encode('utf-8', 'backslashreplace').decode()!r} "
+            f"is no work queue (such as 'mstd' or 's')")
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _runtime._load(source, work_queue)
     if isinstance(source, (str, _os.PathLike)):
@@ -115,13 +119,64 @@ Program.__repr__ = _repr
 # --- run_async: runs whose completion the runtime reports on a queue that one
 # dispatcher thread drains into concurrent.futures.Future objects.
 
+class _CallbackThreads:
+    """Runs futures' done-callbacks, never on the dispatcher thread (a
+    callback that waits for another future would stop every future from
+    completing): daemon threads, one more started whenever a callback comes
+    and none is idle (a callback that blocks holds only its own), at most
+    _MOST; they live as long as the process."""
+
+    _MOST = 64
+
+    def __init__(self):
+        self._lock = _threading.Lock()
+        self._work = _threading.Condition(self._lock)
+        self._queue = _collections.deque()
+        self._idle = 0
+        self._threads = 0
+
+    def submit(self, callback):
+        with self._lock:
+            self._queue.append(callback)
+            if self._idle > len(self._queue) - 1:
+                self._work.notify()
+                return
+            if self._threads >= self._MOST:
+                return  # the busy threads take it in turn
+            self._threads += 1
+        _threading.Thread(target=self._run, name="bef-callbacks", daemon=True).start()
+
+    def _run(self):
+        while True:
+            with self._lock:
+                self._idle += 1
+                while not self._queue:
+                    self._work.wait()
+                self._idle -= 1
+                callback = self._queue.popleft()
+            callback()
+            del callback
+
+    def after_fork_in_child(self):
+        self.__init__()  # the parent's threads are not in this process
+
+
+_callback_threads = _CallbackThreads()
+
+
 class RunFuture(_futures.Future):
     """The Future of Program.run_async. cancel() also cancels the run in the
-    runtime (its kernels stop at the next cancellation check)."""
+    runtime (its kernels stop at the next cancellation check). Done-callbacks
+    run on threads of their own, never on the thread that completes futures:
+    a callback may wait for another future."""
 
     def __init__(self):
         super().__init__()
         self._call = None
+
+    def _invoke_callbacks(self):
+        if self._done_callbacks:
+            _callback_threads.submit(super()._invoke_callbacks)
 
     def cancel(self):
         call = self._call
@@ -198,6 +253,7 @@ class _Dispatcher:
 _dispatcher = _Dispatcher()
 _atexit.register(_dispatcher.close)
 _os.register_at_fork(after_in_child=_dispatcher.after_fork_in_child)
+_os.register_at_fork(after_in_child=_callback_threads.after_fork_in_child)
 
 
 def _run_async(program, name, *args, timeout=None):

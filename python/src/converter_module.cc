@@ -26,6 +26,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "pybind11/pybind11.h"
+#include "python/src/released_gil.h"
 #include "tools/converter_io/converter_io.h"
 
 namespace py = pybind11;
@@ -112,7 +113,7 @@ py::bytes MlirToBef(const py::bytes& utf8_text, bool optional_sections, const st
   std::string diagnostics;
   bool converted = false;
   {
-    py::gil_scoped_release release;
+    bef::python::ReleasedGil release;
     std::string overflow;
     if (!io::CheckMlirNesting(text, io::MaxNestingDepth(), name, &diagnostics)) {
       converted = false;
@@ -157,7 +158,7 @@ py::bytes BefToMlir(py::buffer data, const std::string& name) {
   std::string text, diagnostics;
   bool converted = false;
   {
-    py::gil_scoped_release release;
+    bef::python::ReleasedGil release;
     std::string overflow;
     io::RunWithLargeStack([&]() -> int {
       mlir::DialectRegistry registry;
@@ -170,10 +171,10 @@ py::bytes BefToMlir(py::buffer data, const std::string& name) {
       mlir::SourceMgrDiagnosticHandler handler(source_manager, &context, os);
       bool failed = false;
       mlir::ScopedDiagnosticHandler count_errors(&context, [&](mlir::Diagnostic& diagnostic) {
-        if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error &&
-            diagnostic.str() != "Unknown BEF format version detected") {
-          failed = true;
-        }
+        // Every error fails the conversion: an unknown version byte too,
+        // as bef.load refuses it (the bef-to-mlir tool, as TFRT's, reports
+        // it and prints the module).
+        if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error) failed = true;
         return mlir::failure();  // the printing handler sees it too
       });
       bef::converter::BefToMlirOptions options;

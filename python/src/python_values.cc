@@ -33,6 +33,8 @@ struct Globals {
   py::object ascontiguous;  // numpy.ascontiguousarray
   py::object object_array;  // numpy.array(list, dtype=object)
   py::object object_dtype;
+  py::object ndarray_ravel;   // numpy.ndarray.ravel (not a subclass's)
+  py::object ndarray_tolist;  // numpy.ndarray.tolist
   // The NumPy dtype of each DType, None where NumPy has none.
   std::array<py::object, kNumDTypes> dtypes;
 };
@@ -145,7 +147,11 @@ RCReference<AsyncValue> Available(Args&&... args) {
 
 // What a Python error raised while converting becomes: ArgumentError with
 // `prefix` and the Python error's text.
+// KeyboardInterrupt, SystemExit and the other BaseExceptions that are no
+// Exception (Ctrl-C while __index__ or __array__ runs) pass through as they
+// are: they are not the argument's fault.
 [[noreturn]] void RethrowAsArgumentError(const std::string& prefix) {
+  if (!PyErr_ExceptionMatches(PyExc_Exception)) throw py::error_already_set();
   py::error_already_set error;
   ThrowArgumentError(prefix + ": " + error.what());
 }
@@ -309,7 +315,13 @@ DType DTypeOfNumpy(char kind, int itemsize) {
 
 RCReference<AsyncValue> StringTensorFrom(const py::array& array, TensorShape shape,
                                          const ArgumentName& what) {
-  py::list items = array.attr("ravel")().attr("tolist")();
+  // NumPy's own ravel and tolist (a subclass's may answer anything), and the
+  // count checked against the shape all the same.
+  py::list items = globals->ndarray_tolist(globals->ndarray_ravel(array));
+  if (static_cast<int64_t>(items.size()) != shape.NumElements()) {
+    ThrowArgumentError(what.Text() + " (a string tensor) has " + std::to_string(items.size()) +
+                       " elements for the shape " + shape.ToString());
+  }
   std::vector<std::string> values(items.size());
   for (size_t i = 0; i < values.size(); ++i) {
     if (!StringFrom(items[i], &values[i], what)) {
@@ -334,6 +346,7 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) 
     try {
       converted = globals->asarray(object);
     } catch (py::error_already_set& error) {
+      if (!error.matches(PyExc_Exception)) throw;  // Ctrl-C, SystemExit: as they are
       ThrowArgumentError(what.Text() + " (a tensor) must be a NumPy array or convertible to one: " +
                          error.what());
     }
@@ -355,8 +368,15 @@ RCReference<AsyncValue> TensorFrom(py::handle object, const ArgumentName& what) 
   bool contiguous = (array.flags() & py::array::c_style) != 0;
   bool aligned = reinterpret_cast<uintptr_t>(array.data()) % DTypeAlignment(dtype) == 0;
   if (!native || !contiguous || !aligned) {
-    array = py::reinterpret_borrow<py::array>(
-        globals->ascontiguous(array, "dtype"_a = globals->dtypes[static_cast<size_t>(dtype)]));
+    try {
+      array = py::reinterpret_borrow<py::array>(
+          globals->ascontiguous(array, "dtype"_a = globals->dtypes[static_cast<size_t>(dtype)]));
+    } catch (py::error_already_set& error) {
+      if (!error.matches(PyExc_Exception)) throw;  // Ctrl-C, SystemExit: as they are
+      // A view of a few bytes that copies into terabytes (np.broadcast_to).
+      ThrowArgumentError(what.Text() + " (a tensor) cannot be copied into a contiguous array: " +
+                         error.what());
+    }
   }
   const void* data = array.data();
   size_t size = static_cast<size_t>(array.nbytes());
@@ -387,7 +407,15 @@ py::object TensorToPython(std::string_view type, AsyncValue* value) {
   py::dtype numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
   if (tensor.buffer() == nullptr || tensor.DataSize() == 0) return py::array(numpy_dtype, shape);
   py::object base = NewTensorBuffer(tensor.buffer());
-  py::array array(numpy_dtype, shape, tensor.data(), base);
+  py::array array;
+  try {
+    array = py::array(numpy_dtype, shape, tensor.data(), base);
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_Exception)) throw;
+    // More dimensions than NumPy holds (32).
+    ThrowError("RuntimeError", "a result tensor of shape " + tensor.shape().ToString() +
+                                   " cannot be a NumPy array: " + error.what());
+  }
   if (tensor.read_only()) {
     py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   }
@@ -417,6 +445,8 @@ py::object InitializeValues() {
   globals->numpy_complex = numpy.attr("complexfloating");
   globals->masked_array = py::module_::import("numpy.ma").attr("MaskedArray");
   globals->asarray = numpy.attr("asarray");
+  globals->ndarray_ravel = numpy.attr("ndarray").attr("ravel");
+  globals->ndarray_tolist = numpy.attr("ndarray").attr("tolist");
   globals->ascontiguous = numpy.attr("ascontiguousarray");
   globals->object_array = numpy.attr("array");
   globals->object_dtype = numpy.attr("dtype")("O");

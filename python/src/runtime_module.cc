@@ -50,6 +50,7 @@
 #include "bef/loader/bef_dump.h"
 #include "lib/host/tbb_arena.h"
 #include "pybind11/pybind11.h"
+#include "python/src/released_gil.h"
 #include "pybind11/stl.h"
 #include "python/src/python_values.h"
 
@@ -386,7 +387,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     }
     bool watched = IsMainThread();
     {
-      py::gil_scoped_release release;
+      bef::python::ReleasedGil release;
       // On the main thread Ctrl-C must reach a run the executor runs
       // inline, which never returns to Python until it ends.
       if (watched) InterruptWatcher::Get().Enter(FormRef(&run_->request()));
@@ -404,7 +405,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     while (true) {
       bool finished;
       {
-        py::gil_scoped_release release;
+        bef::python::ReleasedGil release;
         waiters_.fetch_add(1);
         std::unique_lock<std::mutex> lock(mutex_);
         finished = finished_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done(); });
@@ -438,7 +439,7 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       std::string location = LocationText(error.location);
       py::dict details("code"_a = absl::StatusCodeToString(code), "function"_a = Text(function_->name()),
                        "result"_a = i);
-      details["location"] = location.empty() ? py::object(py::none()) : py::str(location);
+      details["location"] = location.empty() ? py::object(py::none()) : Text(location);
       ThrowError(type, std::string(error.status.message()), details);
     }
     const std::vector<std::string_view>& types = function_->result_types();
@@ -459,10 +460,21 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   // results. The arguments stay referenced until the results are taken.
   void Execute() {
     // The single-threaded queue ("s") runs its work in the Await of one
-    // caller at a time: runs from several Python threads take turns.
-    static std::mutex single_threaded_turn;
-    std::unique_lock<std::mutex> turn(single_threaded_turn, std::defer_lock);
-    if (state_->single_threaded) turn.lock();
+    // caller at a time: runs from several Python threads take turns. A run
+    // waiting for its turn still ends at its deadline or cancellation
+    // (timeout=, Ctrl-C through the interrupt watcher, future.cancel()):
+    // it never started, and every result is that error.
+    static std::timed_mutex single_threaded_turn;
+    std::unique_lock<std::timed_mutex> turn(single_threaded_turn, std::defer_lock);
+    if (state_->single_threaded) {
+      while (!turn.try_lock_for(std::chrono::milliseconds(5))) {
+        if (AsyncValue* cancelled = run_->request().GetCancelAsyncValue()) {
+          for (RCReference<AsyncValue>& result : run_->results()) result = FormRef(cancelled);
+          WatchResults();
+          return;
+        }
+      }
+    }
     run_->Execute();
     if (state_->single_threaded) {
       // The single-threaded queue runs queued work only in Await.
@@ -545,15 +557,24 @@ class Program {
       }
       std::span<const uint8_t> span(static_cast<const uint8_t*>(bytes.ptr),
                                     static_cast<size_t>(bytes.size));
-      py::gil_scoped_release release;
+      bef::python::ReleasedGil release;
       program = BefProgram::FromBuffer(state->host, span, "<bytes>");
     } else {
-      std::string path = py::str(source).cast<std::string>();
+      // The file system's bytes of the name (surrogate escapes from
+      // os.listdir become their bytes again), not its UTF-8.
+      py::object encoded =
+          py::reinterpret_steal<py::object>(PyUnicode_EncodeFSDefault(source.ptr()));
+      if (!encoded) {
+        PyErr_Clear();
+        ThrowArgumentError("bef.load: the path cannot be a file name (it has a lone surrogate)");
+      }
+      std::string path(PyBytes_AS_STRING(encoded.ptr()),
+                       static_cast<size_t>(PyBytes_GET_SIZE(encoded.ptr())));
       // "-" is the file of that name, not standard input (bef.load's
       // callers pass stdin's bytes); what is not a regular file is refused
       // without blocking on it (a FIFO whose writer stalls, a device).
       if (path == "-") path = "./-";
-      py::gil_scoped_release release;
+      bef::python::ReleasedGil release;
       program = BefProgram::Open(state->host, path, {.regular_files_only = true});
     }
     if (!program.ok()) {
@@ -578,10 +599,18 @@ class Program {
     }
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(name, &size);
-    if (data == nullptr) throw py::error_already_set();
+    if (data == nullptr) {
+      PyErr_Clear();  // a lone surrogate: no BEF name is one
+      ThrowArgumentError("the function name is not valid Unicode text (it has a lone surrogate)");
+    }
     const Function* function = Find(std::string_view(data, static_cast<size_t>(size)));
+    // The name and its function change together; the name remembered before
+    // is released only after (its __del__, if it is a str subclass's, may
+    // run another call, which updates the cache in turn).
+    py::object previous = std::move(last_name_);
     last_name_ = py::reinterpret_borrow<py::object>(name);
     last_function_ = function;
+    previous = py::object();
     return function;
   }
 
@@ -781,7 +810,7 @@ PYBIND11_MODULE(_runtime, module) {
 
   module.def("_load", &Program::Load, py::arg("source"), py::arg("work_queue"));
   module.def("_next_completion", []() -> std::shared_ptr<RunCall> {
-    py::gil_scoped_release release;
+    bef::python::ReleasedGil release;
     return CompletionQueue::Get().Pop();
   });
   module.def("_close_completions", [] { CompletionQueue::Get().Close(); });

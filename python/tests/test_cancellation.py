@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -139,3 +140,69 @@ def test_fork_child_loads_again(bef_path):
                             timeout=60)
     assert output.returncode == 0, output.stderr
     assert output.stdout.strip() == "child 0", (output.stdout, output.stderr)
+
+
+def test_a_run_waiting_for_its_turn_on_s_honours_timeout_and_ctrl_c(bef_path):
+    # issue #51 row 5: on "s", runs from several threads take turns; one
+    # waiting behind another thread's long run still ends at its timeout
+    # and on Ctrl-C (it returned after the long run: 5.6 s, 6.2 s).
+    script = textwrap.dedent(f"""
+        import threading, time, bef
+        program = bef.load({bef_path!r}, work_queue="s")
+        holder = threading.Thread(target=lambda: program.run("spin", {FOREVER}, timeout=4),
+                                  daemon=True)
+        holder.start()
+        time.sleep(0.3)  # the holder has the turn
+        start = time.monotonic()
+        try:
+            program.run("add", 1, 2, timeout=0.1)
+        except bef.DeadlineExceededError:
+            print("timed out after %.3f s" % (time.monotonic() - start), flush=True)
+        print("ready", flush=True)
+        start = time.monotonic()
+        try:
+            program.run("add", 1, 2)
+        except KeyboardInterrupt:
+            print("interrupted after %.3f s" % (time.monotonic() - start), flush=True)
+        holder.join()
+        print("after:", program.run("add", 2, 3), flush=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        timed_out = child.stdout.readline()
+        assert child.stdout.readline().strip() == "ready", timed_out
+        time.sleep(0.3)
+        child.send_signal(signal.SIGINT)
+        interrupted = child.stdout.readline()
+        output, _ = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert timed_out.startswith("timed out after") and float(timed_out.split()[3]) < 1, timed_out
+    assert interrupted.startswith("interrupted after"), interrupted
+    assert float(interrupted.split()[2]) < 1.5, interrupted
+    assert "after: 5" in output, output
+    assert child.returncode == 0
+
+
+def test_a_done_callback_may_wait_for_another_future(program):
+    # issue #51 row 4: callbacks ran on the one thread that completes
+    # futures; one waiting for another future stopped them all.
+    warm_up(program)
+    outcomes = []
+    slow = program.run_async("spin", 2_000_000)
+    first = program.run_async("add", 1, 2)
+    first.add_done_callback(lambda f: outcomes.append((f.result(), slow.result(timeout=20))))
+    assert first.result(timeout=20) == 3
+    assert slow.result(timeout=20) == 2_000_000
+    deadline = time.monotonic() + 20
+    while not outcomes and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert outcomes == [(3, 2_000_000)]
+    # And futures keep completing while a callback blocks for a while.
+    release = threading.Event()
+    blocked = program.run_async("add", 2, 2)
+    blocked.add_done_callback(lambda f: release.wait(20))
+    assert blocked.result(timeout=20) == 4
+    assert program.run_async("add", 3, 3).result(timeout=20) == 6
+    release.set()

@@ -35,6 +35,17 @@ def test_round_trip_through_mlir(bef_path):
     assert program.run("add", 20, 22) == 42
 
 
+def test_unknown_bef_versions_are_refused(bef_path):
+    # As bef.load refuses them (the bef-to-mlir tool, as TFRT's, reports the
+    # version and prints the module anyway).
+    data = bytearray(open(bef_path, "rb").read())
+    data[2] = 7
+    with pytest.raises(bef.ConverterError, match="Unknown BEF format version detected"):
+        bef.bef_to_mlir(bytes(data))
+    with pytest.raises(bef.Error):
+        bef.load(bytes(data))
+
+
 def test_converter_errors():
     with pytest.raises(bef.ConverterError, match="<string>:1:23: error"):
         bef.mlir_to_bef("func.func @f() { %x = tfrt.bogus }")

@@ -1,6 +1,8 @@
 """What a careless or hostile caller can do never crashes the process and
 never makes the runtime guess (the Python package's robustness issue)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -255,3 +257,107 @@ def test_sigint_to_a_child_forked_during_an_inline_run_leaves_the_parent_alone(b
                             timeout=120)
     assert output.returncode == 0, output.stderr
     assert output.stdout.startswith("parent True child ["), (output.stdout, output.stderr)
+
+
+def test_a_location_naming_a_non_utf8_file_is_a_bef_error():
+    # issue #51 row 6: the location's file name is not UTF-8.
+    text = ('func.func @fail() -> i32 {\n'
+            '  %y = "tfrt_test.fail"() : () -> i32 loc("bad\\FFname.mlir":3:4)\n'
+            '  tfrt.return %y : i32\n'
+            '}\n')
+    program = bef.load(bef.mlir_to_bef(text), work_queue="s")
+    with pytest.raises(bef.RuntimeError) as caught:
+        program.run("fail")
+    assert caught.value.location == "bad\\xffname.mlir:3:4"
+
+
+def test_file_names_that_are_not_utf8(tmp_path, bef_path):
+    # issue #51 row 7: names as os.listdir returns them (surrogate escapes).
+    import bef.converter
+    directory = os.fsencode(str(tmp_path))
+    with open(bef_path, "rb") as source:
+        data = source.read()
+    with open(os.path.join(directory, b"\xffprogram.bef"), "wb") as out:
+        out.write(data)
+    with open(os.path.join(directory, b"\xfeprogram.mlir"), "wb") as out:
+        out.write(b"func.func @seven() -> i32 {\n  %c = tfrt.constant.i32 7\n"
+                  b"  tfrt.return %c : i32\n}\n")
+    names = sorted(os.listdir(str(tmp_path)))
+    assert all("\udcff" in n or "\udcfe" in n for n in names)
+    bef_name = os.path.join(str(tmp_path), next(n for n in names if n.endswith(".bef")))
+    mlir_name = os.path.join(str(tmp_path), next(n for n in names if n.endswith(".mlir")))
+    assert bef.load(bef_name).run("add", 40, 2) == 42
+    assert bef.load(os.fsencode(bef_name)).run("add", 40, 2) == 42
+    assert bef.load(bef.converter.mlir_file_to_bef(mlir_name)).run("seven") == 7
+    assert bef.load(bef.converter.mlir_file_to_bef(os.fsencode(mlir_name))).run("seven") == 7
+    with pytest.raises(bef.ConverterError) as caught:
+        bef.mlir_to_bef("func.func @f() { %x = tfrt.bogus }", name="\ud800x")
+    assert "\\ud800x" in str(caught.value)
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
+def test_interrupts_while_converting_arguments_pass_through(program, interrupt):
+    # issue #51 row 9: Ctrl-C in __index__, __float__ or __array__ is not the
+    # argument's fault and must not become bef.ArgumentError.
+    class Index:
+        def __index__(self):
+            raise interrupt()
+
+    class Float:
+        def __float__(self):
+            raise interrupt()
+
+    class Array:
+        def __array__(self, dtype=None, copy=None):
+            raise interrupt()
+
+    with pytest.raises(interrupt):
+        program.run("add", Index(), 2)
+    with pytest.raises(interrupt):
+        program.run("scalars", True, 1, 2, 3, 4, 5, 6, Float(), 1.0, "s")
+    with pytest.raises(interrupt):
+        program.run("echo_tensor", Array())
+    # An ordinary exception there is still the argument's error.
+    class Bad:
+        def __index__(self):
+            raise ValueError("no")
+    with pytest.raises(bef.ArgumentError):
+        program.run("add", Bad(), 2)
+
+
+def test_a_name_whose_del_runs_another_function_keeps_the_cache_true(program):
+    # issue #51 row 10: the name remembered last is released while a new
+    # one is remembered; its __del__ calling run() must not leave one name
+    # mapped to another function.
+    class Name(str):
+        def __del__(self):
+            program.run("add", 1, 2)
+
+    name = Name("with_chains")
+    assert program.run(name, 5) == 5
+    del name
+    assert program.run("scalars", True, 1, 2, 3, 4, 5, 6, 1.5, 2.5, "s")[0] is True
+    # The __del__ ran "add" while "scalars" was being remembered.
+    assert program.run("add", 40, 2) == 42
+    for _ in range(3):
+        assert program.run("with_chains", 5) == 5
+        assert program.run("add", 40, 2) == 42
+    with pytest.raises(bef.ArgumentError, match="lone surrogate"):
+        program.run("\ud800")
+
+
+def test_odd_inputs_are_bef_errors(program, bef_path):
+    # issue #51 row 11.
+    with pytest.raises(bef.ArgumentError):
+        bef.load(bef_path, work_queue="mstd\ud800")
+    huge = np.broadcast_to(np.ones(1, np.float32), (1 << 22, 1 << 22))  # 64 TiB copied
+    with pytest.raises(bef.ArgumentError, match="cannot be copied"):
+        program.run("echo_tensor", huge[:, ::2])
+
+    class Liar(np.ndarray):
+        def ravel(self, *args, **kwargs):
+            return np.asarray(["only one"], dtype=object)
+
+    strings = np.array([["a", "b"], ["c", "d"]], dtype=object).view(Liar)
+    result = program.run("echo_tensor", strings)
+    assert result.shape == (2, 2) and list(result.ravel()) == ["a", "b", "c", "d"]
