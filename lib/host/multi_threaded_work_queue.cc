@@ -86,9 +86,10 @@ void MoveSlot(NextSlot& from, NextSlot& to) {
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
  public:
   MultiThreadedWorkQueue(TbbArenaSource source, int compute_threads,
-                         int blocking_threads)
+                         int blocking_threads, int64_t budget_threads)
       : compute_threads_(compute_threads),
         blocking_threads_(blocking_threads),
+        budget_threads_(budget_threads),
         source_(source) {}
 
   ~MultiThreadedWorkQueue() override {
@@ -105,6 +106,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     blocking_work_.notify_all();
     for (std::thread& thread : threads_) thread.join();
     if (arena_ != nullptr) tbb_->destroy(arena_);
+    if (budget_threads_ > 0) internal::ReturnThreadBudget(budget_threads_);
   }
 
   std::string name() const override {
@@ -399,6 +401,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   const int compute_threads_;
   const int blocking_threads_;
+  const int64_t budget_threads_;  // of the process's budget, given back when destroyed
   const TbbArenaSource source_;
   std::once_flag arena_once_;
   const BefTbbArenaApi* tbb_ = nullptr;  // set with arena_
@@ -426,15 +429,15 @@ void RegisterTbbArenaSource(TbbArenaSource source) {
 }
 
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
-    int compute_threads, int blocking_threads) {
+    int compute_threads, int blocking_threads, int64_t budget_threads) {
   TbbArenaSource source = registered_arena_source.load(std::memory_order_acquire);
   if (source == nullptr) {
     return absl::FailedPreconditionError(
         "the mstd work queue needs a oneTBB arena: link //lib/host:tbb_arena "
         "(or register another source with bef::RegisterTbbArenaSource)");
   }
-  return std::make_unique<MultiThreadedWorkQueue>(source, compute_threads,
-                                                  blocking_threads);
+  return std::make_unique<MultiThreadedWorkQueue>(source, compute_threads, blocking_threads,
+                                                  budget_threads);
 }
 
 }  // namespace bef

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -12,6 +13,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "bef/support/logging.h"
 #include "bef/support/string_view.h"
 
@@ -77,61 +80,106 @@ std::pair<int64_t, std::string> ThreadLimit() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateWorkQueue(
-    std::string_view spec) {
-  std::string_view name = spec;
-  std::string_view argument;
-  if (size_t colon = spec.find(':'); colon != std::string_view::npos) {
-    name = spec.substr(0, colon);
-    argument = spec.substr(colon + 1);
+// What a spec says: "s", or "mstd" with its counts (0: not given).
+struct ParsedSpec {
+  bool single_threaded = false;
+  int compute = 0;
+  int blocking = 0;
+};
+
+absl::StatusOr<ParsedSpec> ParseSpec(std::string_view spec) {
+  absl::string_view text = absl::StripAsciiWhitespace(ToAbsl(spec));
+  absl::string_view name = text;
+  absl::string_view argument;
+  bool has_argument = false;
+  if (size_t colon = text.find(':'); colon != absl::string_view::npos) {
+    name = text.substr(0, colon);
+    argument = text.substr(colon + 1);
+    has_argument = true;
   }
   auto invalid = [&] {
     return absl::InvalidArgumentError(
         absl::StrCat("couldn't create work queue type ", ToAbsl(spec)));
   };
+  ParsedSpec parsed;
   if (name == "s") {
-    if (!argument.empty()) {
+    if (has_argument) {
       LogLine(LogSeverity::kError, "static_registration.cc", 34,
-              absl::StrCat("Invalid argument for s work queue: ", ToAbsl(argument)));
+              absl::StrCat("Invalid argument for s work queue: ", argument));
       return invalid();
     }
-    return CreateSingleThreadedWorkQueue();
+    parsed.single_threaded = true;
+    return parsed;
   }
-  if (name == "mstd") {
-    int compute = static_cast<int>(std::thread::hardware_concurrency());
+  if (name != "mstd") return invalid();
+  if (has_argument) {
+    std::vector<absl::string_view> parts = absl::StrSplit(argument, ',');
+    bool ok = parts.size() <= 2 && ParsePositive(parts[0], &parsed.compute) &&
+              (parts.size() == 1 || ParsePositive(parts[1], &parsed.blocking));
+    if (!ok) {
+      LogLine(LogSeverity::kError, "static_registration.cc", 71,
+              absl::StrCat("Invalid argument for mstd work queue: ", argument));
+      return invalid();
+    }
+  }
+  return parsed;
+}
+
+// The threads held by the process's live `mstd` queues (see work_queue.h).
+std::mutex budget_mutex;
+int64_t budget_held = 0;  // guarded by budget_mutex
+
+}  // namespace
+
+namespace internal {
+void ReturnThreadBudget(int64_t threads) {
+  std::lock_guard<std::mutex> lock(budget_mutex);
+  budget_held -= threads;
+}
+}  // namespace internal
+
+absl::StatusOr<std::string> CanonicalWorkQueueSpec(std::string_view spec) {
+  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->single_threaded) return std::string("s");
+  if (parsed->compute == 0) return std::string("mstd");
+  if (parsed->blocking == 0) return absl::StrCat("mstd:", parsed->compute);
+  return absl::StrCat("mstd:", parsed->compute, ",", parsed->blocking);
+}
+
+absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateWorkQueue(
+    std::string_view spec) {
+  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->single_threaded) return CreateSingleThreadedWorkQueue();
+  int compute = parsed->compute;
+  if (compute == 0) {
+    compute = static_cast<int>(std::thread::hardware_concurrency());
     if (compute <= 0) compute = 1;
-    int blocking = 256;
-    bool blocking_given = false;
-    if (!argument.empty()) {
-      std::vector<absl::string_view> parts =
-          absl::StrSplit(ToAbsl(argument), ',');
-      blocking_given = parts.size() == 2;
-      bool ok = parts.size() <= 2 && ParsePositive(parts[0], &compute) &&
-                (parts.size() == 1 || ParsePositive(parts[1], &blocking));
-      if (!ok) {
-        LogLine(LogSeverity::kError, "static_registration.cc", 71,
-                absl::StrCat("Invalid argument for mstd work queue: ",
-                             ToAbsl(argument)));
-        return invalid();
-      }
-    }
-    // Threads start on demand, and a thread the system refuses would end
-    // the process (oneTBB and std::thread throw where nothing can catch):
-    // ask for no more than the process may have. The default blocking pool
-    // shrinks to fit; numbers given are refused.
-    auto [limit, limited_by] = ThreadLimit();
-    if (!blocking_given && compute < limit) {
-      blocking = static_cast<int>(std::clamp<int64_t>(limit - compute, 1, blocking));
-    }
-    if (static_cast<int64_t>(compute) + blocking > limit) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "work queue ", ToAbsl(spec), ": ", compute, " compute and ", blocking,
-          " blocking threads are more than this process may have (", limit, ", ",
-          limited_by, ")"));
-    }
-    return CreateMultiThreadedWorkQueue(compute, blocking);
   }
-  return invalid();
+  const bool blocking_given = parsed->blocking != 0;
+  int blocking = blocking_given ? parsed->blocking : 256;
+  // Threads start on demand, and a thread the system refuses would end the
+  // process (oneTBB and std::thread throw where nothing can catch): the
+  // process's queues together ask for no more than it may have. The default
+  // blocking pool shrinks to fit; numbers given are refused.
+  std::lock_guard<std::mutex> lock(budget_mutex);
+  auto [limit, limited_by] = ThreadLimit();
+  const int64_t left = limit - budget_held;
+  if (!blocking_given && compute < left) {
+    blocking = static_cast<int>(std::clamp<int64_t>(left - compute, 1, blocking));
+  }
+  if (static_cast<int64_t>(compute) + blocking > left) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "work queue ", ToAbsl(spec), ": ", compute, " compute and ", blocking,
+        " blocking threads are more than this process may have (", limit, ", ", limited_by,
+        budget_held > 0 ? absl::StrCat("; its other work queues hold ", budget_held) : "",
+        ")"));
+  }
+  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
+      CreateMultiThreadedWorkQueue(compute, blocking, compute + blocking);
+  if (queue.ok()) budget_held += compute + blocking;
+  return queue;
 }
 
 }  // namespace bef

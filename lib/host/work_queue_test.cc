@@ -55,6 +55,10 @@ TEST(CreateWorkQueueTest, SpecsBeyondTheThreadLimitAreRefused) {
   ASSERT_EQ(setrlimit(RLIMIT_NPROC, &lowered), 0);
   auto refused = CreateWorkQueue("mstd:2,99");
   auto shrunk = CreateWorkQueue("mstd:2");
+  // One budget per process: the queue alive holds all 100.
+  auto beside = CreateWorkQueue("mstd:1,1");
+  std::string shrunk_name = shrunk.ok() ? (*shrunk)->name() : "";
+  if (shrunk.ok()) shrunk->reset();  // gives its 100 back
   auto fits = CreateWorkQueue("mstd:2,98");
   ASSERT_EQ(setrlimit(RLIMIT_NPROC, &saved), 0);
   ASSERT_FALSE(refused.ok());
@@ -62,8 +66,23 @@ TEST(CreateWorkQueueTest, SpecsBeyondTheThreadLimitAreRefused) {
             "work queue mstd:2,99: 2 compute and 99 blocking threads are more than this "
             "process may have (100, RLIMIT_NPROC (ulimit -u))");
   ASSERT_TRUE(shrunk.ok()) << shrunk.status();
-  EXPECT_EQ((*shrunk)->name(), "Multi-threaded C++ work queue (2 threads, 98 blocking threads)");
+  EXPECT_EQ(shrunk_name, "Multi-threaded C++ work queue (2 threads, 98 blocking threads)");
+  ASSERT_FALSE(beside.ok());
+  EXPECT_EQ(beside.status().message(),
+            "work queue mstd:1,1: 1 compute and 1 blocking threads are more than this "
+            "process may have (100, RLIMIT_NPROC (ulimit -u); its other work queues hold 100)");
   ASSERT_TRUE(fits.ok()) << fits.status();
+}
+
+TEST(CreateWorkQueueTest, SpellingsOfOneSpecAreOneSpec) {
+  EXPECT_EQ(CanonicalWorkQueueSpec("mstd:02").value(), "mstd:2");
+  EXPECT_EQ(CanonicalWorkQueueSpec(" mstd:2 ").value(), "mstd:2");
+  EXPECT_EQ(CanonicalWorkQueueSpec("mstd:2,008").value(), "mstd:2,8");
+  EXPECT_EQ(CanonicalWorkQueueSpec("mstd").value(), "mstd");
+  EXPECT_EQ(CanonicalWorkQueueSpec("s").value(), "s");
+  EXPECT_FALSE(CanonicalWorkQueueSpec("mstd:0").ok());
+  EXPECT_FALSE(CanonicalWorkQueueSpec("s:1").ok());
+  EXPECT_FALSE(CanonicalWorkQueueSpec("tbb").ok());
 }
 
 TEST(CreateWorkQueueTest, BadSpecsAreLoggedAndRejected) {

@@ -72,18 +72,21 @@ std::atomic<uint64_t> process_generation{0};
 
 
 HostContext* HostFor(const std::string& work_queue) {
+  // Equal specs, however spelled ("mstd:2", "mstd:02"), name one host: the
+  // process's thread budget (work_queue.h) is not spent twice on one spec.
+  absl::StatusOr<std::string> canonical = CanonicalWorkQueueSpec(work_queue);
+  if (!canonical.ok()) {
+    ThrowArgumentError("work_queue='" + work_queue +
+                       "': not a work queue (use 'mstd', 'mstd:THREADS', "
+                       "'mstd:THREADS,BLOCKING_THREADS' or 's')");
+  }
   std::lock_guard<std::mutex> lock(hosts_mutex);
-  auto found = hosts->find(work_queue);
+  auto found = hosts->find(*canonical);
   if (found != hosts->end()) return found->second;
-  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(work_queue);
+  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(*canonical);
   if (!queue.ok()) {
-    const std::string message(queue.status().message());
-    if (message.starts_with("couldn't create work queue type")) {  // not a spec
-      ThrowArgumentError("work_queue='" + work_queue +
-                         "': not a work queue (use 'mstd', 'mstd:THREADS', "
-                         "'mstd:THREADS,BLOCKING_THREADS' or 's')");
-    }
-    ThrowArgumentError("work_queue='" + work_queue + "': " + message);
+    // Beyond the threads the process may have, with what holds them named.
+    ThrowArgumentError("work_queue='" + work_queue + "': " + std::string(queue.status().message()));
   }
   // Errors reach Python through the results (with their locations); the
   // diagnostic stream is not needed.
@@ -91,7 +94,7 @@ HostContext* HostFor(const std::string& work_queue) {
                                std::move(*queue));
   RegisterStaticKernels(&host->kernel_registry());
   RegisterStaticNativeFunctions(&host->native_functions());
-  hosts->emplace(work_queue, host);
+  hosts->emplace(*canonical, host);
   return host;
 }
 
@@ -546,7 +549,7 @@ class Program {
     auto state = std::make_shared<ProgramState>();
     state->host = HostFor(work_queue);
     state->work_queue = work_queue;
-    state->single_threaded = work_queue == "s";
+    state->single_threaded = CanonicalWorkQueueSpec(work_queue).value_or("") == "s";
     state->generation = process_generation.load(std::memory_order_relaxed);
     absl::StatusOr<std::unique_ptr<BefProgram>> program;
     if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||

@@ -206,3 +206,36 @@ def test_a_done_callback_may_wait_for_another_future(program):
     assert blocked.result(timeout=20) == 4
     assert program.run_async("add", 3, 3).result(timeout=20) == 6
     release.set()
+
+
+@pytest.mark.parametrize("inside", ["run", "mlir_to_bef", "callback"])
+def test_exit_while_a_daemon_thread_is_inside_the_runtime(bef_path, inside):
+    # issue #51 row 1: SIGABRT ("terminate called without an active
+    # exception") at exit, 6 of 6 times.
+    script = textwrap.dedent(f"""
+        import sys, threading, time, bef
+        program = bef.load({bef_path!r}, work_queue="mstd:2")
+        def work():
+            if {inside!r} == "run":
+                while True:
+                    program.run("spin", 20_000_000)
+            elif {inside!r} == "mlir_to_bef":
+                text = "func.func @f() {{ tfrt.return }}\\n" * 1 + "".join(
+                    "func.func @g%d() {{ tfrt.return }}\\n" % i for i in range(20000))
+                while True:
+                    bef.mlir_to_bef(text)
+            else:
+                def callback(future):
+                    while True:
+                        program.run("spin", 20_000_000)
+                program.run_async("add", 1, 2).add_done_callback(callback)
+        threading.Thread(target=work, daemon=True).start()
+        time.sleep(0.5)
+        print("exiting", flush=True)
+        sys.exit(0)
+    """)
+    for _ in range(3):
+        child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               timeout=60)
+        assert child.returncode == 0, (child.returncode, child.stderr[-2000:])
+        assert "exiting" in child.stdout

@@ -361,3 +361,31 @@ def test_odd_inputs_are_bef_errors(program, bef_path):
     strings = np.array([["a", "b"], ["c", "d"]], dtype=object).view(Liar)
     result = program.run("echo_tensor", strings)
     assert result.shape == (2, 2) and list(result.ravel()) == ["a", "b", "c", "d"]
+
+
+def test_one_thread_budget_per_process(bef_path):
+    # issue #51 row 3: spellings of one spec made hosts of their own, and the
+    # thread limit was checked per spec: three hosts under `ulimit -u 400`
+    # aborted in oneTBB.
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent(f"""
+        import resource, bef
+        resource.setrlimit(resource.RLIMIT_NPROC, (400, 400))
+        programs = [bef.load({bef_path!r}, work_queue=spec)
+                    for spec in ("mstd:2", "mstd:02", " mstd:2 ", "mstd:3")]
+        print("ran", [p.run("add", 40, 2) for p in programs], flush=True)
+        try:
+            bef.load({bef_path!r}, work_queue="mstd:4")
+        except bef.ArgumentError as error:
+            print("refused:", error, flush=True)
+        print("after", programs[0].run("spin", 100000), flush=True)
+    """)
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=120)
+    assert child.returncode == 0, (child.returncode, child.stderr[-2000:])
+    assert "ran [42, 42, 42, 42]" in child.stdout
+    assert "refused:" in child.stdout and "RLIMIT_NPROC" in child.stdout, child.stdout
+    assert "other work queues hold 400" in child.stdout, child.stdout
+    assert "after 100000" in child.stdout

@@ -91,8 +91,31 @@ class ConcurrentWorkQueue {
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
 // REQUIRES: compute_threads >= 1, blocking_threads >= 1. Fails when no
 // arena source is registered (the message names what to link).
+// `budget_threads`: threads of the process's budget (below) the queue gives
+// back when it is destroyed (CreateWorkQueue's queues hold their compute +
+// blocking threads; 0 for queues made outside the budget).
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
-    int compute_threads, int blocking_threads);
+    int compute_threads, int blocking_threads, int64_t budget_threads = 0);
+
+// One thread budget per process: every `mstd` queue CreateWorkQueue makes
+// holds its compute + blocking threads of what the process may have (the
+// least of RLIMIT_NPROC, threads-max, pids.max and kMaxWorkQueueThreads)
+// while it lives, so queues together never ask for more than that: a queue
+// that does not fit is refused at creation, with the limit and what other
+// queues hold named (a thread the system refuses later would end the
+// process in oneTBB). An `mstd` spec without a blocking count shrinks its
+// blocking pool to what is left.
+//
+// The spelling of a spec that names the same queue as every other spelling
+// of it ("mstd:2", "mstd:02", " mstd:2 " are "mstd:2"; "mstd:2,8"; "s";
+// "mstd"): hosts keyed by it are shared by equal specs. INVALID_ARGUMENT
+// ("couldn't create work queue type ...") for what is no spec.
+absl::StatusOr<std::string> CanonicalWorkQueueSpec(std::string_view spec);
+
+namespace internal {
+// Gives `threads` back to the process's budget (a queue being destroyed).
+void ReturnThreadBudget(int64_t threads);
+}  // namespace internal
 
 // Where `mstd` queues get their oneTBB task arena: a function returning the
 // arena's C table (lib/host/tbb_arena.h), called when a queue runs its first
