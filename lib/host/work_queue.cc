@@ -78,8 +78,6 @@ std::pair<int64_t, std::string> ThreadLimit() {
   return limit;
 }
 
-}  // namespace
-
 // What a spec says: "s", or "mstd" with its counts (0: not given).
 struct ParsedSpec {
   bool single_threaded = false;
