@@ -198,6 +198,7 @@ py::bytes BefToMlir(py::buffer data, const std::string& name) {
 
 PYBIND11_MODULE(_converter, module) {
   module.doc() = "MLIR <-> BEF conversion (use bef.converter).";
+  bef::python::RememberMainThread();
   module.def("mlir_to_bef", &MlirToBef, py::arg("text"), py::arg("optional_sections") = true,
              py::arg("name") = "<string>");
   module.def("bef_to_mlir", &BefToMlir, py::arg("data"), py::arg("name") = "<bytes>");

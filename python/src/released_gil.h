@@ -15,13 +15,25 @@
 #include <Python.h>
 #include <unistd.h>
 
+#include "pybind11/pybind11.h"
+
 namespace bef::python {
+
+// The interpreter's main thread (threading.main_thread()), which runs the
+// finalization itself and so must always take the GIL back; set by each
+// extension's module init (RememberMainThread).
+inline unsigned long main_thread_ident = 0;
+inline void RememberMainThread() {
+  pybind11::object main = pybind11::module_::import("threading").attr("main_thread")();
+  main_thread_ident = main.attr("ident").cast<unsigned long>();
+}
 
 class ReleasedGil {
  public:
   ReleasedGil() : state_(PyEval_SaveThread()) {}
   ~ReleasedGil() {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) {
+    if ((!Py_IsInitialized() || _Py_IsFinalizing()) &&
+        PyThread_get_thread_ident() != main_thread_ident) {
       while (true) pause();  // the process is exiting: never back to Python
     }
     PyEval_RestoreThread(state_);

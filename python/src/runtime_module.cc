@@ -340,6 +340,7 @@ void AfterForkInChild() {
   hosts = new std::map<std::string, HostContext*>();  // the old ones are unusable here
   process_generation.fetch_add(1, std::memory_order_relaxed);
   main_thread_id = PyThread_get_thread_ident();  // the forking thread is the child's only one
+  bef::python::main_thread_ident = main_thread_id;
   hosts_mutex.unlock();
 }
 
@@ -811,6 +812,7 @@ PYBIND11_MODULE(_runtime, module) {
   if (!run) throw py::error_already_set();
   program.attr("run") = run;
 
+  bef::python::RememberMainThread();
   module.def("_load", &Program::Load, py::arg("source"), py::arg("work_queue"));
   module.def("_next_completion", []() -> std::shared_ptr<RunCall> {
     bef::python::ReleasedGil release;
