@@ -468,16 +468,35 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
     // waiting for its turn still ends at its deadline or cancellation
     // (timeout=, Ctrl-C through the interrupt watcher, future.cancel()):
     // it never started, and every result is that error.
-    static std::timed_mutex single_threaded_turn;
-    std::unique_lock<std::timed_mutex> turn(single_threaded_turn, std::defer_lock);
+    // (A flag under a plain mutex, not std::timed_mutex: ThreadSanitizer
+    // does not see the timed lock's pthread_mutex_clocklock.)
+    static std::mutex turn_mutex;
+    static std::condition_variable turn_free;
+    static bool turn_taken = false;  // guarded by turn_mutex
+    struct Turn {
+      bool held = false;
+      ~Turn() {
+        if (!held) return;
+        {
+          std::lock_guard<std::mutex> lock(turn_mutex);
+          turn_taken = false;
+        }
+        turn_free.notify_one();
+      }
+    } turn;
     if (state_->single_threaded) {
-      while (!turn.try_lock_for(std::chrono::milliseconds(5))) {
+      std::unique_lock<std::mutex> lock(turn_mutex);
+      while (turn_taken) {
         if (AsyncValue* cancelled = run_->request().GetCancelAsyncValue()) {
+          lock.unlock();
           for (RCReference<AsyncValue>& result : run_->results()) result = FormRef(cancelled);
           WatchResults();
           return;
         }
+        turn_free.wait_for(lock, std::chrono::milliseconds(5));
       }
+      turn_taken = true;
+      turn.held = true;
     }
     run_->Execute();
     if (state_->single_threaded) {
