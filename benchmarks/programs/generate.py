@@ -6,8 +6,8 @@ body is a `tfrt_test.benchmark` region (20 measured runs after 3 warm-up
 runs; the op prints `BM:NAME:Time 50%(ns): N`).
 
 usage: generate.py OUTPUT_DIR [--scale=F]   (F < 1 shrinks every program)
-Prints one line per program: NAME FILE.mlir UNITS (the work items its time
-is divided by).
+Prints one line per program: NAME FILE.mlir UNITS EXECUTOR (the work items
+its time is divided by; the executor binary under bazel-bin that runs it).
 """
 import os
 import sys
@@ -185,6 +185,87 @@ def while_(n):
     return benchmark("while", body, helpers=helper), n
 
 
+def async_kernel_chain(name, kernel, n, operands="%%v%d, %%one", types="(i32, i32)"):
+    """A chain of `n` of an async kernel with i32 results (one or two operands)."""
+    lines = ["    %one = tfrt.constant.i32 1", "    %v0 = tfrt.add.i32 %x, %one"]
+    for i in range(n):
+        lines.append('    %%v%d = "%s"(%s) : %s -> i32' % (i + 1, kernel, operands % i, types))
+    lines.append("    tfrt.return %%v%d : i32" % n)
+    return benchmark(name, "\n".join(lines) + "\n"), n
+
+
+def async_kernel_fanout(name, kernel, n, operands="%x, %one", types="(i32, i32)"):
+    """`n` independent calls of an async kernel, their results summed by a tree of adds."""
+    lines = ["    %one = tfrt.constant.i32 1"]
+    values = []
+    for i in range(n):
+        lines.append('    %%a%d = "%s"(%s) : %s -> i32' % (i, kernel, operands, types))
+        values.append("%%a%d" % i)
+    total = reduction(lines, values)
+    lines.append("    tfrt.return %s : i32" % total)
+    return benchmark(name, "\n".join(lines) + "\n"), n
+
+
+def copy2_chain(n):
+    """TFRT's async_copy_2.i32 (a Result<> a work-queue task fills), chained."""
+    return async_kernel_chain("copy2_chain", "tfrt_test.async_copy_2.i32", n,
+                              operands="%%v%d", types="(i32)")
+
+
+def copy2_fanout(n):
+    return async_kernel_fanout("copy2_fanout", "tfrt_test.async_copy_2.i32", n,
+                               operands="%x", types="(i32)")
+
+
+TENSOR_SETUP = ("  %c0 = tfrt.new.chain\n"
+                '  %t = "tfrt_dht.create_uninitialized_tensor.i32.1"() {shape = [16 : i64]}'
+                " : () -> !tfrt_tensor.tensor\n"
+                '  %c1 = "tfrt_dht.fill_tensor_with_constant.i32"(%t, %c0) {value = 7 : i32}'
+                " : (!tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain\n")
+
+
+def fill_chain(n):
+    """tfrt_dht.fill_tensor_with_constant.i32 of a 16-element tensor, in place, on a chain."""
+    lines = []
+    chain_name = "%c1"
+    for i in range(n):
+        lines.append('    %%k%d = "tfrt_dht.fill_tensor_with_constant.i32"(%%t, %s) {value = %d : i32}'
+                     " : (!tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain" % (i, chain_name, i % 100))
+        chain_name = "%%k%d" % i
+    lines.append("    tfrt.return %s : !tfrt.chain" % chain_name)
+    return benchmark("fill_chain", "\n".join(lines) + "\n",
+                     arguments="%t : !tfrt_tensor.tensor, %c1 : !tfrt.chain", setup=TENSOR_SETUP), n
+
+
+# Kernels the benchmark registers itself (benchmarks/author_kernels.cc),
+# written as a user of the kernel API writes them; run by
+# benchmarks:bef_executor_with_author_kernels (bef_executor with them linked).
+AUTHOR_EXECUTOR = "benchmarks/bef_executor_with_author_kernels"
+
+
+def author_tensor_chain(n):
+    """bench.tensor_sum.i32: a tensor by Argument<>, Result<>s filled before it returns."""
+    lines = []
+    chain_name = "%c1"
+    for i in range(n):
+        lines.append('    %%s%d, %%k%d = "bench.tensor_sum.i32"(%%t, %s)'
+                     " : (!tfrt_tensor.tensor, !tfrt.chain) -> (i32, !tfrt.chain)"
+                     % (i, i, chain_name))
+        chain_name = "%%k%d" % i
+    lines.append("    tfrt.return %s : !tfrt.chain" % chain_name)
+    return benchmark("author_tensor_chain", "\n".join(lines) + "\n",
+                     arguments="%t : !tfrt_tensor.tensor, %c1 : !tfrt.chain", setup=TENSOR_SETUP), n
+
+
+def author_async_chain(n):
+    """bench.async_add.i32: returns EnqueueWork(context, ...), chained."""
+    return async_kernel_chain("author_async_chain", "bench.async_add.i32", n)
+
+
+def author_async_fanout(n):
+    return async_kernel_fanout("author_async_fanout", "bench.async_add.i32", n)
+
+
 PROGRAMS = [
     ("chain", chain, 100000),
     ("wide", wide, 100000),
@@ -198,6 +279,12 @@ PROGRAMS = [
     ("call", call, 100000),
     ("if", if_, 100000),
     ("while", while_, 100000),
+    ("copy2_chain", copy2_chain, 10000),
+    ("copy2_fanout", copy2_fanout, 10000),
+    ("fill_chain", fill_chain, 10000),
+    ("author_tensor_chain", author_tensor_chain, 10000, AUTHOR_EXECUTOR),
+    ("author_async_chain", author_async_chain, 10000, AUTHOR_EXECUTOR),
+    ("author_async_fanout", author_async_fanout, 10000, AUTHOR_EXECUTOR),
 ]
 
 
@@ -208,12 +295,12 @@ def main():
         if argument.startswith("--scale="):
             scale = float(argument.split("=", 1)[1])
     os.makedirs(out, exist_ok=True)
-    for name, make, size in PROGRAMS:
+    for name, make, size, *executor in PROGRAMS:
         text, units = make(max(2, int(size * scale)))
         path = os.path.join(out, name + ".mlir")
         with open(path, "w") as f:
             f.write(text)
-        print(name, path, units)
+        print(name, path, units, executor[0] if executor else "tools/bef_executor")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
+#include "bef/host/async_dispatch.h"
 #include "bef/host/function.h"
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_utils.h"
@@ -138,18 +139,13 @@ RCReference<AsyncValue> AsyncConstant(Attribute<T> value, HostContext* host) {
   host->EnqueueWork([result = result.CopyRef(), v] { result.emplace(v); });
   return result.ReleaseRCRef();
 }
-RCReference<AsyncValue> AsyncAdd(Argument<int32_t> a, Argument<int32_t> b,
-                                 HostContext* host) {
-  AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
-  int32_t sum = WrappingAdd(*a, *b);
-  host->EnqueueWork([result = result.CopyRef(), sum] { result.emplace(sum); });
-  return result.ReleaseRCRef();
+// As TFRT writes them: the work on a task (EnqueueWork, async_dispatch.h).
+AsyncValueRef<int32_t> AsyncAdd(Argument<int32_t> a, Argument<int32_t> b,
+                                const ExecutionContext& context) {
+  return EnqueueWork(context, [a = *a, b = *b] { return WrappingAdd(a, b); });
 }
-RCReference<AsyncValue> AsyncCopy(Argument<int32_t> input, HostContext* host) {
-  AsyncValueRef<int32_t> result = MakeUnconstructedAsyncValueRef<int32_t>();
-  int32_t value = *input;
-  host->EnqueueWork([result = result.CopyRef(), value] { result.emplace(value); });
-  return result.ReleaseRCRef();
+AsyncValueRef<int32_t> AsyncCopy(Argument<int32_t> input, const ExecutionContext& context) {
+  return EnqueueWork(context, [value = *input] { return value; });
 }
 // The deferred direct entry points of async_add and async_copy (the
 // executor runs them from a work-queue task of its own: DirectKernel::

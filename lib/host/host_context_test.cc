@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "bef/host/async_dispatch.h"
 #include "bef/host/execution_context.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -190,6 +191,38 @@ TEST(TimerQueueTest, LaterDeadlinesAfterACancelledOneStillRun) {
   }
   EXPECT_EQ(ran.load(), 11);
   EXPECT_GE(late_by_nanos.load(), 0);
+}
+
+// EnqueueWork (async_dispatch.h): the work runs on a task, not in the call;
+// what it returns (a value, StatusOr, Status, nothing) becomes the value.
+TEST(EnqueueWorkTest, EveryKindOfResult) {
+  auto host = MakeHost();
+  ExecutionContext context(RequestContext::Create(host.get(), nullptr));
+  int runs = 0;
+  AsyncValueRef<int32_t> sum = EnqueueWork(context, [&runs] {
+    ++runs;
+    return int32_t{42};
+  });
+  AsyncValueRef<int64_t> value =
+      EnqueueWork(context, [] { return absl::StatusOr<int64_t>(int64_t{7}); });
+  AsyncValueRef<int64_t> failed = EnqueueWork(
+      context, [] { return absl::StatusOr<int64_t>(absl::InvalidArgumentError("no")); });
+  AsyncValueRef<Chain> done = EnqueueWork(context, [] { return absl::OkStatus(); });
+  AsyncValueRef<Chain> status = EnqueueWork(context, [] { return absl::InternalError("bad"); });
+  AsyncValueRef<Chain> nothing = EnqueueWork(context, [&runs] { ++runs; });
+  // The single-threaded queue runs tasks when waited on: nothing ran yet.
+  EXPECT_EQ(runs, 0);
+  EXPECT_FALSE(sum.IsAvailable());
+  host->Quiesce();
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(sum.get(), 42);
+  EXPECT_EQ(value.get(), 7);
+  ASSERT_TRUE(failed.IsError());
+  EXPECT_EQ(failed.GetError().message(), "no");
+  EXPECT_TRUE(done.IsConcrete());
+  ASSERT_TRUE(status.IsError());
+  EXPECT_EQ(status.GetError().code(), absl::StatusCode::kInternal);
+  EXPECT_TRUE(nothing.IsConcrete());
 }
 
 }  // namespace

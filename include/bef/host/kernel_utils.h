@@ -355,7 +355,23 @@ struct VariadicFlags {
 };
 
 template <typename T>
-struct KernelParameter;  // Kind, Build(frame, index), signature contribution
+inline constexpr bool kAlwaysFalse = false;
+
+// Kind, Build(frame, index), signature contribution. The primary template is
+// every type the ABI cannot pass: a compile error that names it (in the
+// "required from KernelParameter<...>" line) and says what to write.
+template <typename T>
+struct KernelParameter {
+  static_assert(kAlwaysFalse<T>,
+                "BEF_KERNEL: unsupported kernel parameter type (named in the "
+                "'KernelParameter<...>' instantiation above). A kernel takes Argument<T>, "
+                "Result<T>, Attribute<T>, ArrayAttribute<T>, StringAttribute, DenseAttribute, "
+                "ShapeAttribute, AggregateAttribute, TypeAttribute, const Function*, "
+                "RemainingArguments, RemainingResults, RemainingAttributes, RemainingFunctions, "
+                "const ExecutionContext&, HostContext*, KernelErrorHandler or AsyncKernelFrame*: "
+                "an operand of type T is Argument<T>, not T (docs/writing-kernels.md)");
+  static constexpr ParameterKind kind = ParameterKind::kOther;
+};
 
 template <typename T>
 struct KernelParameter<Argument<T>> {
@@ -583,6 +599,66 @@ void AppendParameterSignature(KernelSignature& signature, size_t extra_results) 
   };
   (add(std::type_identity<Params>()), ...);
 }
+
+// What is wrong with the order of a kernel's parameters, per kind
+// (ParameterKind's value): a parameter of that kind after the Remaining* of
+// it (which takes every one after those before it), or two Remaining* of it.
+struct ParameterOrder {
+  bool after_remaining[5] = {};
+  bool two_remaining[5] = {};
+};
+template <template <typename> class Traits, typename... Params>
+constexpr ParameterOrder CheckParameterOrder() {
+  constexpr ParameterKind kinds[] = {Traits<Params>::kind..., ParameterKind::kOther};
+  constexpr ParameterKind counted[] = {CountsOf<Traits, Params>::value...,
+                                       ParameterKind::kOther};
+  ParameterOrder order;
+  bool remaining[5] = {};
+  for (size_t i = 0; i < sizeof...(Params); ++i) {
+    if (kinds[i] == ParameterKind::kOther && counted[i] != ParameterKind::kOther) {
+      const int of = static_cast<int>(counted[i]);  // a Remaining* parameter
+      order.two_remaining[of] |= remaining[of];
+      remaining[of] = true;
+    } else if (kinds[i] != ParameterKind::kOther) {
+      order.after_remaining[static_cast<int>(kinds[i])] |= remaining[static_cast<int>(kinds[i])];
+    }
+  }
+  return order;
+}
+// The order checks of a typed ABI, each a compile error that says what to
+// write instead.
+template <template <typename> class Traits, typename... Params>
+struct CheckedParameterOrder {
+  static constexpr ParameterOrder kOrder = CheckParameterOrder<Traits, Params...>();
+  static constexpr int Of(ParameterKind kind) { return static_cast<int>(kind); }
+  static_assert(!kOrder.after_remaining[Of(ParameterKind::kArgument)],
+                "BEF_KERNEL: an Argument<T> after RemainingArguments: RemainingArguments takes "
+                "every operand after the Argument<T>s before it; declare each Argument<T> "
+                "before it");
+  static_assert(!kOrder.after_remaining[Of(ParameterKind::kResult)],
+                "BEF_KERNEL: a Result<T> after RemainingResults: RemainingResults takes every "
+                "result after the Result<T>s before it (and the return value's); declare each "
+                "Result<T> before it");
+  static_assert(!kOrder.after_remaining[Of(ParameterKind::kAttribute)],
+                "BEF_KERNEL: an attribute after RemainingAttributes: RemainingAttributes takes "
+                "every attribute after those before it; declare each attribute before it");
+  static_assert(!kOrder.after_remaining[Of(ParameterKind::kFunction)],
+                "BEF_KERNEL: a const Function* after RemainingFunctions: declare each "
+                "const Function* before it");
+  static_assert(!kOrder.two_remaining[Of(ParameterKind::kArgument)],
+                "BEF_KERNEL: two RemainingArguments: the first takes every remaining operand; "
+                "declare one");
+  static_assert(!kOrder.two_remaining[Of(ParameterKind::kResult)],
+                "BEF_KERNEL: two RemainingResults: the first takes every remaining result; "
+                "declare one");
+  static_assert(!kOrder.two_remaining[Of(ParameterKind::kAttribute)],
+                "BEF_KERNEL: two RemainingAttributes: the first takes every remaining "
+                "attribute; declare one");
+  static_assert(!kOrder.two_remaining[Of(ParameterKind::kFunction)],
+                "BEF_KERNEL: two RemainingFunctions: the first takes every remaining function; "
+                "declare one");
+  static constexpr bool kValid = true;
+};
 
 template <typename... Params>
 constexpr size_t CountKind([[maybe_unused]] ParameterKind kind) {
@@ -858,6 +934,7 @@ struct KernelImpl;
 
 template <typename Return, typename... Params, Return (*function)(Params...), bool kPure>
 struct KernelImpl<Return (*)(Params...), function, kPure> {
+  static_assert(CheckedParameterOrder<KernelParameter, Params...>::kValid);
   static constexpr auto kIndices = ParameterIndices<Params...>();
   static constexpr size_t kNumResultParameters =
       CountKind<Params...>(ParameterKind::kResult);
