@@ -70,13 +70,10 @@ absl::StatusOr<DenseHostTensor> CreateUninitialized(
 // fill_tensor_with_constant.T: every element := the attribute read as T
 // (the tensor's dtype must be T's).
 template <typename T, DType kDType>
-absl::StatusOr<Chain> FillTensorWithConstant(RemainingArguments arguments,
-                                             Attribute<T> value,
-                                             HostContext* host) {
-  BEF_ASSIGN_OR_RETURN_OPERAND(tensor, DenseHostTensor, 0,
-                               "tfrt_dht.fill_tensor_with_constant", "tensor");
+absl::StatusOr<Chain> FillTensorWithConstant(Argument<DenseHostTensor> tensor, Argument<Chain>,
+                                             Attribute<T> value, HostAllocator* allocator) {
   BEF_RETURN_IF_ERROR(tensor->CheckDType(kDType, "tfrt_dht.fill_tensor_with_constant"));
-  BEF_RETURN_IF_ERROR(tensor->MakeWritable(host->allocator()));
+  BEF_RETURN_IF_ERROR(tensor->MakeWritable(allocator));
   size_t count = tensor->DataSize() / sizeof(T);
   T* data = static_cast<T*>(tensor->writable_data());
   for (size_t i = 0; i < count; ++i) data[i] = *value;

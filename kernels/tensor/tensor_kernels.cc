@@ -103,46 +103,24 @@ template <typename T>
   }
 }
 
-// The frame path: checks its operands itself, with messages of its own.
+// tfrt_dht.tensor_equal.T: whether two tensors have the same dtype, shape
+// and elements (tensors of two dtypes are not equal; equal dtypes other than
+// T's are an error), in order on a chain.
 template <typename T, DType kDType>
-absl::StatusOr<std::pair<bool, RCReference<AsyncValue>>> TensorEqualKernel(
-    RemainingArguments arguments) {
-  if (arguments.size() != 3) {
-    return absl::InvalidArgumentError(
-        "tfrt_dht.tensor_equal takes two tensors and a chain");
-  }
-  auto a = DenseTensorOperand(arguments[0], "tfrt_dht.tensor_equal");
-  if (!a.ok()) return a.status();
-  auto b = DenseTensorOperand(arguments[1], "tfrt_dht.tensor_equal");
-  if (!b.ok()) return b.status();
+absl::StatusOr<std::pair<bool, Chain>> TensorEqual(Argument<DenseHostTensor> a,
+                                                   Argument<DenseHostTensor> b,
+                                                   Argument<Chain>) {
   bool equal = false;
-  if ((*a)->dtype() == (*b)->dtype()) {
-    BEF_RETURN_IF_ERROR((*a)->CheckDType(kDType, "tfrt_dht.tensor_equal"));
-    equal = (*a)->shape() == (*b)->shape() && ElementsEqual<T>(**a, **b);
+  if (a->dtype() == b->dtype()) {
+    BEF_RETURN_IF_ERROR(a->CheckDType(kDType, "tfrt_dht.tensor_equal"));
+    equal = a->shape() == b->shape() && ElementsEqual<T>(*a, *b);
   }
-  return std::pair<bool, RCReference<AsyncValue>>(equal, FormRef(arguments[2]));
-}
-
-// The direct entry point (the executor calls it when both operands are
-// dense host tensors; the chain operand is available then, so the result
-// chain is a ready one, as the forwarded one would be). A dtype other than
-// T's fails it: the executor then runs the frame path, which reports it.
-template <typename T, DType kDType>
-absl::StatusOr<std::pair<bool, Chain>> TensorEqualDirect(Argument<DenseHostTensor> a,
-                                                         Argument<DenseHostTensor> b,
-                                                         Argument<Chain>) {
-  if (a->dtype() != b->dtype()) return std::pair<bool, Chain>(false, Chain());
-  if (a->dtype() != kDType) [[unlikely]] {
-    return absl::InvalidArgumentError("");  // the frame path says what
-  }
-  return std::pair<bool, Chain>(a->shape() == b->shape() && ElementsEqual<T>(*a, *b), Chain());
+  return std::pair<bool, Chain>(equal, Chain());
 }
 
 template <typename T, DType kDType>
 KernelDefinition<AsyncKernelImplementation> TensorEqualDefinition() {
-  auto definition = BEF_KERNEL((TensorEqualKernel<T, kDType>));
-  definition.direct = BEF_PURE_KERNEL((TensorEqualDirect<T, kDType>)).direct;
-  return definition;
+  return BEF_KERNEL((TensorEqual<T, kDType>));
 }
 
 void RegisterTensorKernels(KernelRegistry* registry) {

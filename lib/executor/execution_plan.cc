@@ -188,7 +188,7 @@ class LinePlanner {
     Step step;
     step.line.first_operand = static_cast<uint32_t>(operands.size());
     step.line.attribute_offsets = kernel.attributes().data();
-    if (kernel.direct != nullptr) {
+    if (kernel.direct != nullptr && !kernel.chain_only) {
       const DirectKernel& direct = *kernel.direct;
       uint16_t operand_types[kMaxDirectArguments];
       uint16_t result_type = direct.types(operand_types);
@@ -211,6 +211,13 @@ class LinePlanner {
         // segment's runner can wait for (ExecutionPlan::segment_deferred).
         return std::nullopt;
       }
+      if (direct.call != nullptr && (kernel_segment_ == nullptr || depth > 0)) {
+        // A kernel that may have effects of its own runs where the dataflow
+        // path runs it, in its order: in a segment, never on a straight line
+        // (whose order is by level, and whose run is abandoned and run again
+        // on the dataflow path when a kernel fails).
+        return std::nullopt;
+      }
       if (direct.run != nullptr) {
         step.line.run = direct.run;
         registers_[step.line.result_register] = {producer, result_type, direct.box};
@@ -224,10 +231,12 @@ class LinePlanner {
       direct.result_types(result_types);
       ExecutionPlan::TryStep try_step;
       try_step.try_run = direct.try_run;
+      try_step.call = direct.call;
       try_step.attribute_offsets = kernel.attributes().data();
       try_step.result_register = step.line.result_register;
       try_step.num_results = direct.num_results;
       for (uint32_t i = 0; i < direct.num_results; ++i) {
+        try_step.result_types[i] = result_types[i];
         try_step.results[i] = map[kernel.results()[i]];
         registers_[try_step.results[i]] = {producer, result_types[i], direct.boxes[i]};
       }
@@ -746,7 +755,6 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     Segment segment;
     head_of[members[s].front()] = s;
     segment.begin = static_cast<uint32_t>(segment_line.size());
-    segment.first_check = static_cast<uint32_t>(segment_checks.size());
     segment.first_deferred = static_cast<uint32_t>(segment_deferred.size());
     segment.first_input = static_cast<uint32_t>(segment_inputs.size());
     std::vector<uint32_t> inputs;
@@ -760,7 +768,7 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       segment_line.push_back(step);
       segment_kernels.push_back(k);
       if (step.run == &RunTryStep) {
-        segment_checks.push_back(static_cast<uint32_t>(segment_line.size()));
+        ++segment.num_checks;
       }
       if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
         segment_deferred.push_back(static_cast<uint32_t>(segment_line.size()) - 1);
@@ -771,7 +779,6 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       }
     }
     segment.end = static_cast<uint32_t>(segment_line.size());
-    segment.num_checks = static_cast<uint32_t>(segment_checks.size()) - segment.first_check;
     segment.num_deferred =
         static_cast<uint32_t>(segment_deferred.size()) - segment.first_deferred;
     // Inputs with a use count first, shared registers last.

@@ -202,9 +202,19 @@ struct ExecutionPlan {
   // try_run): its LineStep::run is RunTryStep and its attribute_offsets
   // points at this; result_register (its first result's) anchors the
   // register file, results are the registers of its results.
+  // A kernel with a call entry point (DirectKernel::call) is a try step of
+  // a segment with `call` instead of try_run: when the call does not end
+  // with every result's payload in its register, its runner makes the
+  // results of what the kernel did (DirectCall) and goes on one by one.
   struct TryStep {
     bool (*try_run)(const void* const* operands, const uint8_t* attribute_pool,
                     const uint32_t* attribute_offsets, void* const* results) = nullptr;
+    bool (*call)(const void* const* operands, const uint8_t* attribute_pool,
+                 const uint32_t* attribute_offsets, void* const* results,
+                 DirectCall& call_state) = nullptr;
+    // Call steps: each result's payload type (a value the kernel gives of
+    // that type, available, is loaded into the register).
+    uint16_t result_types[kMaxDirectResults] = {};
     const uint32_t* attribute_offsets = nullptr;
     uint32_t result_register = 0;
     uint32_t num_results = 0;
@@ -230,14 +240,13 @@ struct ExecutionPlan {
   // in segment_operands); segment_kernels[begin, end) are the same kernels
   // by index (run one by one through their frames when the straight line
   // cannot take them).
-  // segment_checks[first_check, +num_checks): the positions right after
-  // its try steps, where its runner looks whether one failed.
+  // num_checks: how many try steps (call steps included) it has; its
+  // runner looks whether a step failed after each step when it has any.
   // segment_deferred[first_deferred, +num_deferred): the positions of its
   // deferred steps.
   struct Segment {
     uint32_t begin = 0;
     uint32_t end = 0;
-    uint32_t first_check = 0;
     uint32_t num_checks = 0;
     uint32_t first_deferred = 0;
     uint32_t num_deferred = 0;
@@ -291,8 +300,8 @@ struct ExecutionPlan {
   std::vector<LineStep> segment_line;
   std::vector<uint32_t> segment_operands;
   std::vector<uint32_t> segment_kernels;
-  std::vector<uint32_t> segment_checks;
   std::vector<uint32_t> segment_deferred;
+
   std::vector<SegmentInput> segment_inputs;
   std::vector<SegmentExport> segment_exports;
   std::vector<uint32_t> segment_targets;

@@ -72,7 +72,34 @@ int32_t LoggedAddOne(Argument<int32_t> x, AsyncKernelFrame*) {
   logged.push_back(*x);
   return *x + 1;
 }
+// A synchronous kernel written as kernel authors write them (Result<>s, an
+// error handler, an effect: the log), which its signature gives the call
+// entry point (DirectKernel::call): it runs in segments, once, in the
+// dataflow path's order. Fails on a negative operand, after logging it, with
+// its first result set and its chain not.
+void LoggedCall(Argument<int32_t> x, Argument<Chain>, Result<int32_t> out, Result<Chain> chain,
+                KernelErrorHandler handler) {
+  {
+    std::lock_guard<std::mutex> lock(logged_mutex);
+    logged.push_back(*x);
+  }
+  test_runs.fetch_add(1);
+  out.Emplace(*x + 1);
+  if (*x < 0) {
+    handler.ReportError(absl::InvalidArgumentError(absl::StrCat("negative: ", *x)));
+    return;
+  }
+  chain.Emplace();
+}
+// The same contract with the return value: absl::StatusOr of a pair.
+absl::StatusOr<std::pair<int32_t, Chain>> CheckedDouble(Argument<int32_t> x, Argument<Chain>) {
+  test_runs.fetch_add(1);
+  if (*x > 1000) return absl::OutOfRangeError("too large");
+  return std::pair<int32_t, Chain>(2 * *x, Chain());
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.logged_call", BEF_KERNEL(LoggedCall));
+  registry->AddKernel("test.checked_double", BEF_KERNEL(CheckedDouble));
   registry->AddKernel("test.logged_add_one", BEF_KERNEL(LoggedAddOne));
   registry->AddKernel("test.thread_fail", BEF_KERNEL(ThreadFail));
   registry->AddKernel("test.cancel_and_add_one", BEF_KERNEL(CancelAndAddOne));
@@ -1027,12 +1054,14 @@ TEST_P(SegmentTest, RepeatedStraightLineWithAKernelThatFails) {
   EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
 }
 
-// A pure kernel reading a tensor by reference (tfrt_dht.tensor_equal.f32):
-// with the tensor an argument, the function runs on the straight line (the
-// register holds the payload's address); with the tensor made by frame
-// kernels of the same function, the comparisons form a segment whose input
-// is read by reference. Same results either way; an operand that is not a
-// tensor goes to the frame, which reports its own error.
+// A kernel reading a tensor by reference (tfrt_dht.tensor_equal.f32, one
+// BEF_KERNEL function with Argument<DenseHostTensor>s): its signature gives
+// it the call entry point, so the comparisons form a segment whose input is
+// read by reference (the register holds the payload's address), whether
+// the tensor is an argument or made by frame kernels of the same function;
+// a kernel that may have effects never runs on a whole-function straight
+// line (execution_plan.h). Same results either way; an operand that is not
+// a tensor goes to the frame, which reports the typed operand's error.
 TEST_P(SegmentTest, TensorOperandsReadByReference) {
   BefWriter writer;
   auto& compare = writer.AddFunction(FunctionKind::kBefFunction, "compare",
@@ -1062,8 +1091,15 @@ TEST_P(SegmentTest, TensorOperandsReadByReference) {
   auto program = Load(writer);
   const BefFile& file = program->file();
   ExecutionPlan compare_plan(**file.GetFunctionInfo(file.FindFunction("compare")->index), &file);
-  EXPECT_TRUE(compare_plan.straight_line);
-  EXPECT_THAT(compare_plan.reference_arguments, ElementsAre(0u));
+  EXPECT_FALSE(compare_plan.straight_line);
+  compare_plan.EnsureSegments();
+  ASSERT_EQ(compare_plan.segments.size(), 1u);
+  EXPECT_EQ(compare_plan.segments[0].end - compare_plan.segments[0].begin, 100u);
+  bool argument_by_reference = false;
+  for (const auto& input : compare_plan.segment_inputs) {
+    argument_by_reference |= input.reg == 0 && input.by_reference;
+  }
+  EXPECT_TRUE(argument_by_reference);
   ExecutionPlan plan = Plan(*program);
   EXPECT_FALSE(plan.straight_line);
   bool by_reference = false;
@@ -1089,7 +1125,85 @@ TEST_P(SegmentTest, TensorOperandsReadByReference) {
   auto wrong = Run(*program, "compare", {number.GetAsyncValue(), ready.GetAsyncValue()});
   ASSERT_TRUE(wrong[0]->IsError());
   EXPECT_EQ(wrong[0]->GetError().message(),
-            "tfrt_dht.tensor_equal: the operand is not a dense host tensor");
+            "operand 0 is not a value of type !tfrt_tensor.tensor");
+}
+
+// The kernel contract for synchronous kernels with Result<>s, an error
+// handler and effects of their own (DirectKernel::call): such kernels
+// never run on a whole-function straight line, but as call steps of
+// segments: once each, with the results, errors (reported once, at the
+// kernel's location), error propagation and order of effects of the frame
+// path, including a kernel that fails mid-chain with one result set.
+TEST_P(SegmentTest, CallStepsKeepTheFramePathsResultsErrorsAndOrder) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "!tfrt.chain", "i32", "i32"});
+  uint32_t chain = f.AddKernel("tfrt.new.chain").AddResult("!tfrt.chain");
+  uint32_t value = 0;
+  uint32_t last_value = 0;
+  for (int i = 0; i < 40; ++i) {
+    // x + i, logged in chain order; the argument decides which one fails.
+    uint32_t offset = Constant(f, i);
+    uint32_t operand = Add(f, 0, offset);
+    BefWriter::Kernel& kernel = f.AddKernel("test.logged_call");
+    kernel.AddArgument(operand).AddArgument(chain);
+    last_value = kernel.AddResult("i32");
+    chain = kernel.AddResult("!tfrt.chain");
+    value = last_value;
+  }
+  BefWriter::Kernel& doubled = f.AddKernel("test.checked_double");
+  doubled.AddArgument(value).AddArgument(chain);
+  uint32_t twice = doubled.AddResult("i32");
+  doubled.AddResult("!tfrt.chain");
+  uint32_t after = Add(f, twice, value);
+  f.Return({last_value, chain, twice, after});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  EXPECT_FALSE(plan.straight_line);
+  ASSERT_FALSE(plan.segments.empty());
+  size_t call_steps = 0;
+  for (const ExecutionPlan::TryStep& step : plan.try_steps) call_steps += step.call != nullptr;
+  EXPECT_EQ(call_steps, 41u);
+
+  for (int32_t x : {5, -20, -100, 2000}) {
+    std::vector<int32_t> order[2];
+    Outcome outcomes[2];
+    for (bool per_kernel : {false, true}) {
+      {
+        std::lock_guard<std::mutex> lock(logged_mutex);
+        logged.clear();
+      }
+      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+      outcomes[per_kernel] = RunOnce(*program, {argument.GetAsyncValue()}, per_kernel);
+      std::lock_guard<std::mutex> lock(logged_mutex);
+      order[per_kernel] = logged;
+    }
+    EXPECT_EQ(outcomes[0].results, outcomes[1].results) << x;
+    EXPECT_EQ(outcomes[0].diagnostics, outcomes[1].diagnostics) << x;
+    EXPECT_EQ(outcomes[0].kernel_runs, outcomes[1].kernel_runs) << x;
+    EXPECT_EQ(order[0], order[1]) << x;
+    if (x == 5) {
+      EXPECT_THAT(outcomes[0].results, ElementsAre("45", "value", "90", "135"));
+      EXPECT_TRUE(outcomes[0].diagnostics.empty());
+      EXPECT_EQ(order[0].size(), 40u);
+    } else if (x == -20) {
+      // The first call fails (logs, sets its value, reports): the calls
+      // after it take the error from its chain and do not run.
+      EXPECT_EQ(order[0], std::vector<int32_t>{-20});
+      EXPECT_THAT(outcomes[0].diagnostics, ElementsAre("negative: -20"));
+      EXPECT_THAT(outcomes[0].results,
+                  ElementsAre("error INVALID_ARGUMENT: negative: -20",
+                              "error INVALID_ARGUMENT: negative: -20",
+                              "error INVALID_ARGUMENT: negative: -20",
+                              "error INVALID_ARGUMENT: negative: -20"));
+    } else if (x == 2000) {
+      // The last kernel fails through its return value.
+      EXPECT_EQ(order[0].size(), 40u);
+      EXPECT_THAT(outcomes[0].diagnostics, ElementsAre("too large"));
+      EXPECT_THAT(outcomes[0].results, ElementsAre("2040", "value", "error OUT_OF_RANGE: too large",
+                                                   "error OUT_OF_RANGE: too large"));
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));

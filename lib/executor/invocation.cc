@@ -115,6 +115,15 @@ using DeferredSteps = absl::InlinedVector<DeferredResume, 1>;
 // (960 bytes) fit one of malloc's per-thread cached blocks.
 constexpr size_t kMaxDeferredStepsPerTask = 48;
 
+// What a call step did instead of writing each result's payload (a copy
+// of line_direct_call's, which the next call on the thread reuses).
+struct CallOutcome {
+  absl::Status error;
+  uint32_t emplaced = 0;
+  uint32_t valued = 0;
+  RCReference<AsyncValue> values[kMaxDirectResults];
+};
+
 // The kernels ready to run in one processing loop (§5.1).
 struct ReadyQueue {
   explicit ReadyQueue(uint32_t stream) : stream(stream) {}
@@ -425,6 +434,22 @@ class Invocation {
   // `next_export`).
   void SegmentFrom(ReadyQueue& queue, uint32_t segment, uint32_t position,
                    uint32_t next_export);
+  // What the call step that just ran on this thread did instead of writing
+  // every result's payload (line_direct_call, reset for the next call).
+  static CallOutcome TakeCallOutcome();
+  // After the call step at `position` did not end with its results'
+  // payloads in their registers: true when its results are now payloads
+  // (values it gave, available, loaded into their registers: the segment
+  // goes on after it); false when the segment was handed on: suspended
+  // until a value it gave is available (then resumed here), or, an error or
+  // a value the line cannot hold among them, the kernels after it one by one
+  // (SegmentAfterCall).
+  bool FinishCall(ReadyQueue& queue, uint32_t segment, uint32_t position, uint32_t next_export,
+                  uint32_t next_deferred, CallOutcome outcome);
+  // The call's results made of `outcome`, as its frame would have made them;
+  // then the kernels after it one by one.
+  void SegmentAfterCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                        uint32_t next_export, CallOutcome outcome);
   // Does the exports of the kernels before `end` not done yet: what the
   // dataflow path does when they end.
   void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
@@ -875,14 +900,20 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
                             ? plan_->segment_deferred[next_deferred]
                             : segment.end;
   uint32_t reached = position;
-  if (position < stop) {
-    const LineCursor cursor = SegmentCursor();
-    reached = RunSegmentBlocks(cursor, segment, position, stop);
-  }
-  if (reached != stop) [[unlikely]] {
-    // A cancellation or a failing kernel: the rest one by one.
-    SegmentFrom(queue, s, reached, next_export);
-    return;
+  while (position < stop) {
+    reached = RunSegmentBlocks(SegmentCursor(), segment, position, stop);
+    if (reached == stop) break;
+    if (!line_call_incomplete) {
+      // A cancellation or a failing kernel: the rest one by one.
+      SegmentFrom(queue, s, reached, next_export);
+      return;
+    }
+    // A call step that did not write every result's payload: its results
+    // are made of what it did, and the segment goes on after it, now or
+    // when a value it gave is available, or one by one.
+    line_call_incomplete = false;
+    if (!FinishCall(queue, s, reached, next_export, next_deferred, TakeCallOutcome())) return;
+    position = reached = reached + 1;
   }
   if (stop == segment.end) {
     ReleaseSegmentInputs(segment);
@@ -994,6 +1025,105 @@ inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,
   return next_export;
 }
 
+CallOutcome Invocation::TakeCallOutcome() {
+  DirectCall& call = line_direct_call;
+  CallOutcome outcome;
+  outcome.error = std::move(call.error);
+  call.error = absl::OkStatus();
+  outcome.emplaced = call.emplaced;
+  outcome.valued = std::exchange(call.valued, 0);
+  for (uint32_t i = 0; i < kMaxDirectResults; ++i) {
+    if ((outcome.valued >> i) & 1) outcome.values[i] = std::move(call.values[i]);
+  }
+  return outcome;
+}
+
+bool Invocation::FinishCall(ReadyQueue& queue, uint32_t s, uint32_t position,
+                            uint32_t next_export, uint32_t next_deferred, CallOutcome outcome) {
+  const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
+      plan_->segment_line[position].attribute_offsets);
+  const uint32_t all = (1u << step.num_results) - 1;
+  if (outcome.error.ok() && (outcome.emplaced | outcome.valued) == all) {
+    // Results given as values (an async kernel's): wait for them, then load
+    // their payloads and go on on the line, as the dataflow path runs the
+    // kernels after it when the values are available.
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      if (!((outcome.valued >> i) & 1)) continue;
+      AsyncValue* value = outcome.values[i].get();
+      if (!value->IsAvailable()) {
+        BecomeConcurrent();
+        WhenAvailable(value, [this, s, position, next_export, next_deferred,
+                              stream = queue.stream, outcome = std::move(outcome)]() mutable {
+          ReadyQueue ready(stream);
+          if (FinishCall(ready, s, position, next_export, next_deferred, std::move(outcome))) {
+            ContinueSegment(ready, s, position + 1, next_export, next_deferred);
+          }
+          Process(ready);
+        });
+        return false;
+      }
+    }
+    bool loadable = true;
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      if (!((outcome.valued >> i) & 1)) continue;
+      const AsyncValue* value = outcome.values[i].get();
+      loadable &= value->IsConcrete() && value->type_id() == step.result_types[i];
+    }
+    if (loadable) [[likely]] {
+      for (uint32_t i = 0; i < step.num_results; ++i) {
+        if (!((outcome.valued >> i) & 1)) continue;
+        std::memcpy(payloads_[step.results[i]].bytes, outcome.values[i]->ScalarPayload(),
+                    kDirectResultSize);
+      }
+      return true;
+    }
+  }
+  SegmentAfterCall(queue, s, position, next_export, std::move(outcome));
+  return false;
+}
+
+void Invocation::SegmentAfterCall(ReadyQueue& queue, uint32_t s, uint32_t position,
+                                  uint32_t next_export, CallOutcome outcome) {
+  FlushSteps(queue);
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  // Kernels up to `position` ran on the straight line, the call included.
+  for (uint32_t before = segment.begin; before <= position; ++before) {
+    ReleaseKernelInputs(s, before);
+  }
+  auto run = std::make_unique<SegmentRun>();
+  run->segment = s;
+  run->position = position + 1;
+  run->next_export = next_export;
+  // The call's results, as its frame would have made them: a payload it
+  // wrote, a value it gave, else the error it reported (reported at its
+  // location once, as AsyncKernelFrame::ReportError does) or, reporting
+  // none, that it did not set the result.
+  const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[position]];
+  const std::span<const uint32_t> result_registers = kernel.results();
+  const Location location{&program_->file(), kernel.location()};
+  RCReference<AsyncValue> error;
+  if (!outcome.error.ok()) {
+    context_->host()->EmitError(MakeDiagnostic(location, outcome.error));
+  }
+  for (uint32_t i = 0; i < result_registers.size(); ++i) {
+    const uint32_t reg = result_registers[i];
+    RCReference<AsyncValue>& value = run->values[reg];
+    if ((outcome.valued >> i) & 1) {
+      value = std::move(outcome.values[i]);
+    } else if ((outcome.emplaced >> i) & 1) {
+      value = TakeRef(plan_->register_boxers[reg](payloads_[reg].bytes));
+    } else if (!outcome.error.ok()) {
+      if (!error) error = MakeErrorAsyncValueRef(outcome.error, location);
+      value = error;
+    } else {
+      value = MakeErrorAsyncValueRef(absl::InternalError(
+          absl::StrCat("kernel '", ToAbsl(program_->file().kernel_name(kernel.code())),
+                       "' did not set result ", i)));
+    }
+  }
+  SegmentOneByOne(queue, std::move(run));
+}
+
 void Invocation::SegmentFrom(ReadyQueue& queue, uint32_t s, uint32_t position,
                              uint32_t next_export) {
   // Its kernels run through their frames, which may enqueue work.
@@ -1013,22 +1143,32 @@ void Invocation::SegmentFrom(ReadyQueue& queue, uint32_t s, uint32_t position,
 uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
                                       const ExecutionPlan::Segment& segment, uint32_t from,
                                       uint32_t end) {
-  const uint32_t* check = plan_->segment_checks.data() + segment.first_check;
-  const uint32_t* const checks_end = check + segment.num_checks;
-  // Checks at or before `from` are behind (a check follows its try step).
-  if (from != segment.begin) check = std::upper_bound(check, checks_end, from);
   uint32_t position = from;
+  if (segment.num_checks == 0) {
+    while (position < end) {
+      if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
+      const uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
+      cursor.Run(position, stop);
+      position = stop;
+    }
+    return position;
+  }
+  // Try and call steps: nothing runs after one fails (a call step's
+  // effects must not be followed by its users' on a failure), so the flag
+  // is looked at after every step.
+  line_direct_call.host = context_->host();  // for its call steps, on this thread
   while (position < end) {
     if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
-    uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
-    if (check != checks_end && *check <= stop) stop = *check++;
-    cursor.Run(position, stop);
-    if (line_kernel_failed) [[unlikely]] {
-      // The try step that ends the block failed: its frame reports it.
-      line_kernel_failed = false;
-      return stop - 1;
+    const uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
+    for (; position < stop; ++position) {
+      cursor.Run(position);
+      if (line_kernel_failed) [[unlikely]] {
+        // The step failed: the runner hands it on (a try step to its frame,
+        // a call step's results made of what it did).
+        line_kernel_failed = false;
+        return position;
+      }
     }
-    position = stop;
   }
   return position;
 }

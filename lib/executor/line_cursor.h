@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "bef/host/kernel_utils.h"
 #include "lib/executor/execution_plan.h"
 #include "lib/executor/fast_path_policy.h"
 
@@ -92,15 +93,22 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
 // The LineStep::run of a try step (ExecutionPlan::TryStep, passed as
 // attribute_offsets; `result` is its first result's payload, which anchors
 // the register file): runs the kernel's try_run, and on a failure sets
-// line_kernel_failed and zeros its results. In a segment a try step is the
-// last step of a block its runner runs (ExecutionPlan::segment_checks), so
-// nothing runs after a failure: the runner looks at the flag, clears it and
-// hands the failing kernel to its frame. A straight-line run looks at the
+// line_kernel_failed and zeros its results (a call step, TryStep::call,
+// leaves them: see line_call_incomplete). In a segment with try steps the
+// runner looks at the flag after every step, so nothing runs after a
+// failure: it clears the flag and hands the failing kernel on. A straight-line run looks at the
 // flag every kCancellationInterval kernels and at its end, and abandons
 // the run (ExecutionPlan::line_try_steps).
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
 extern thread_local bool line_kernel_failed;
+// A call step (ExecutionPlan::TryStep::call) that did not end with its
+// results' payloads in their registers sets line_kernel_failed and this;
+// line_direct_call then holds what the kernel did (its error, the results it
+// gave as values) for its segment's runner to make its results of. The
+// runner sets line_direct_call's host before it runs blocks.
+extern thread_local bool line_call_incomplete;
+extern thread_local DirectCall line_direct_call;
 
 // Runs line[begin, stop) on this thread; returns the position of the first
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is

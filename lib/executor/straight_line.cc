@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "bef/support/debug_check.h"
+
 #include "bef/async/async_value_ref.h"
 #include "lib/executor/line_cursor.h"
 #include "lib/executor/parallel_levels.h"
@@ -52,6 +54,8 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
 }
 
 thread_local bool line_kernel_failed = false;
+thread_local bool line_call_incomplete = false;
+thread_local DirectCall line_direct_call;
 
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) {
@@ -59,6 +63,18 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
   PayloadRegister* registers = static_cast<PayloadRegister*>(result) - step.result_register;
   void* results[kMaxDirectResults];
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = registers[step.results[i]].bytes;
+  if (step.call != nullptr) {
+    DirectCall& call = line_direct_call;
+    BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.error.ok(),
+                    "a call step ran outside a segment runner, or after an unread one");
+    call.emplaced = 0;
+    if (!step.call(operands, attribute_pool, step.attribute_offsets, results, call))
+        [[unlikely]] {
+      line_kernel_failed = true;
+      line_call_incomplete = true;
+    }
+    return;
+  }
   if (!step.try_run(operands, attribute_pool, step.attribute_offsets, results)) [[unlikely]] {
     line_kernel_failed = true;
     // Defined payloads (a false i1, zeros) for whatever a straight-line run

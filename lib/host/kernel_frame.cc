@@ -4,7 +4,6 @@
 #include "bef/host/host_context.h"
 
 namespace bef {
-namespace {
 
 DecodedDiagnostic MakeDiagnostic(Location location, absl::Status status) {
   DecodedDiagnostic diagnostic;
@@ -12,8 +11,6 @@ DecodedDiagnostic MakeDiagnostic(Location location, absl::Status status) {
   diagnostic.status = std::move(status);
   return diagnostic;
 }
-
-}  // namespace
 
 void AsyncKernelFrame::ReportError(absl::Status status) {
   GetHostContext()->EmitError(MakeDiagnostic(GetLocation(), status));

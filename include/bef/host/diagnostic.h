@@ -23,6 +23,10 @@ struct DecodedDiagnostic {
   std::string message() const { return std::string(status.message()); }
 };
 
+// The diagnostic of `status` reported at `location` (decoded, if any): what
+// AsyncKernelFrame::ReportError and the executor's frame-less calls report.
+DecodedDiagnostic MakeDiagnostic(Location location, absl::Status status);
+
 // Called from whichever thread reports the error; must be thread-safe.
 using DiagnosticHandler = std::function<void(const DecodedDiagnostic&)>;
 

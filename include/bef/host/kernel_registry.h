@@ -69,11 +69,26 @@ using SyncKernelImplementation = void (*)(SyncKernelFrame* frame);
 // (direct kernels read only their operands and attributes, so that is
 // unobservable), never on success.
 using DirectBox = AsyncValue* (*)(const void* result);
+struct DirectCall;
 struct DirectKernel {
   void (*run)(const void* const* operands, const uint8_t* attribute_pool,
               const uint32_t* attribute_offsets, void* result) = nullptr;
   bool (*try_run)(const void* const* operands, const uint8_t* attribute_pool,
                   const uint32_t* attribute_offsets, void* const* results) = nullptr;
+  // Every other kernel whose signature a frame-less call can build (kernel_
+  // utils.h, DirectParameter::kSupportedCall: operands of any payload type,
+  // Result<T>s of scalars and chains, a KernelErrorHandler, the contexts;
+  // returning nothing, a status, scalars, chains, an AsyncValueRef of a
+  // scalar): `call` writes result i's payload to results[i] and returns
+  // true when the kernel set each of them so; otherwise `call_state` says
+  // what it did instead (an error it reported, results given as values,
+  // results not set), and the executor makes the results of that, as the
+  // frame path would have: the kernel runs once either way. Kernels with
+  // effects of their own are among these, so the executor runs them only
+  // where the dataflow path would run them, in its order (segments).
+  bool (*call)(const void* const* operands, const uint8_t* attribute_pool,
+               const uint32_t* attribute_offsets, void* const* results,
+               DirectCall& call_state) = nullptr;
   // A new available value (one reference) holding the payload at `result`
   // (result 0's; `boxes` has one per result).
   DirectBox box = nullptr;
@@ -97,7 +112,9 @@ struct DirectKernel {
   // line, whose results are available when it returns. See Deferred().
   bool deferred = false;
 
-  explicit operator bool() const { return run != nullptr || try_run != nullptr; }
+  explicit operator bool() const {
+    return run != nullptr || try_run != nullptr || call != nullptr;
+  }
 };
 // An operand whose payload a direct kernel does not read (a chain).
 inline constexpr uint16_t kAnyOperandType = UINT16_MAX;

@@ -50,8 +50,11 @@
 #include "bef/async/async_value.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/format/attribute_view.h"
+#include "bef/host/host_context.h"
 #include "bef/host/kernel_frame.h"
 #include "bef/host/kernel_registry.h"
+#include "bef/support/debug_check.h"
+#include "bef/support/operand_type_name.h"
 
 namespace bef {
 
@@ -117,8 +120,18 @@ class Argument {
   T& get() const { return payload_ != nullptr ? *payload_ : value_->get<T>(); }
   T& operator*() const { return get(); }
   T* operator->() const { return &get(); }
-  // A new reference to the operand. REQUIRES: not a direct call.
-  AsyncValueRef<T> ValueRef() const { return AsyncValueRef<T>(FormRef(value_)); }
+  // A new reference to the operand; in a direct call (no value), a new
+  // available value holding a copy of the payload.
+  AsyncValueRef<T> ValueRef() const {
+    if (value_ == nullptr) [[unlikely]] {
+      if constexpr (std::is_copy_constructible_v<T>) {
+        return MakeAvailableAsyncValueRef<T>(*payload_);
+      } else {
+        BEF_DEBUG_CHECK(false, "Argument::ValueRef of a payload that cannot be copied, in a direct call");
+      }
+    }
+    return AsyncValueRef<T>(FormRef(value_));
+  }
 
  private:
   AsyncValue* value_ = nullptr;
@@ -137,28 +150,61 @@ class RemainingArguments {
   std::span<AsyncValue* const> values_;
 };
 
+// One frame-less call of a kernel through DirectKernel::call (the
+// executor's entry point for kernels with Result<T>s, operands read by
+// reference, an error handler or a context; kernel_registry.h): the context
+// it runs in and what it did with its results. The executor resets
+// `emplaced` before each call; `error`, `valued` and `values` are the
+// executor's to read and reset when a call returned false.
+struct DirectCall {
+  HostContext* host = nullptr;  // whose allocator HostAllocator* parameters get
+  absl::Status error;     // the first error the kernel reported
+  uint32_t emplaced = 0;  // bit i: result i's payload is in its register
+  uint32_t valued = 0;    // bit i: result i was given as a value, values[i]
+  RCReference<AsyncValue> values[kMaxDirectResults];
+};
+
 template <typename T>
 class Result {
  public:
   Result(AsyncKernelFrame* frame, size_t index) : frame_(frame), index_(index) {}
+  // In a direct call: the result's payload register.
+  Result(void* payload, DirectCall* call, size_t index)
+      : index_(index), payload_(payload), call_(call) {}
   template <typename... Args>
   void Emplace(Args&&... args) const {
+    if (call_ != nullptr) {
+      ::new (payload_) T(std::forward<Args>(args)...);
+      call_->emplaced |= 1u << index_;
+      return;
+    }
     frame_->EmplaceResultAt<T>(index_, std::forward<Args>(args)...);
   }
-  void Set(AsyncValueRef<T> value) const {
-    frame_->SetResultAt(index_, value.ReleaseRCRef());
-  }
+  void Set(AsyncValueRef<T> value) const { Set(value.ReleaseRCRef()); }
   void Set(RCReference<AsyncValue> value) const {
+    if (call_ != nullptr) {
+      call_->values[index_] = std::move(value);
+      call_->valued |= 1u << index_;
+      return;
+    }
     frame_->SetResultAt(index_, std::move(value));
   }
   // A placeholder stored in the slot, to fill later.
   AsyncValueRef<T> Allocate() const {
+    if (call_ != nullptr) {
+      AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
+      call_->values[index_] = value.CopyRCRef();
+      call_->valued |= 1u << index_;
+      return value;
+    }
     return frame_->AllocateResultAt<T>(index_);
   }
 
  private:
-  AsyncKernelFrame* frame_;
+  AsyncKernelFrame* frame_ = nullptr;
   size_t index_;
+  void* payload_ = nullptr;
+  DirectCall* call_ = nullptr;
 };
 
 class RemainingResults {
@@ -288,16 +334,23 @@ class RemainingFunctions {
 class KernelErrorHandler {
  public:
   explicit KernelErrorHandler(AsyncKernelFrame* frame) : frame_(frame) {}
+  // In a direct call: the executor reports it when the kernel returns.
+  explicit KernelErrorHandler(DirectCall* call) : call_(call) {}
   void ReportError(absl::Status status) const {
+    if (call_ != nullptr) {
+      if (call_->error.ok()) call_->error = std::move(status);
+      return;
+    }
     frame_->ReportError(std::move(status));
   }
   template <typename... Parts>
   void ReportError(const Parts&... parts) const {
-    frame_->ReportError(parts...);
+    ReportError(absl::InternalError(absl::StrCat(parts...)));
   }
 
  private:
-  AsyncKernelFrame* frame_;
+  AsyncKernelFrame* frame_ = nullptr;
+  DirectCall* call_ = nullptr;
 };
 
 // The operand-type error of BEF_KERNEL, for kernels that read operands from
@@ -368,7 +421,8 @@ struct KernelParameter {
                 "Result<T>, Attribute<T>, ArrayAttribute<T>, StringAttribute, DenseAttribute, "
                 "ShapeAttribute, AggregateAttribute, TypeAttribute, const Function*, "
                 "RemainingArguments, RemainingResults, RemainingAttributes, RemainingFunctions, "
-                "const ExecutionContext&, HostContext*, KernelErrorHandler or AsyncKernelFrame*: "
+                "const ExecutionContext&, HostContext*, HostAllocator*, KernelErrorHandler or "
+                "AsyncKernelFrame*: "
                 "an operand of type T is Argument<T>, not T (docs/writing-kernels.md)");
   static constexpr ParameterKind kind = ParameterKind::kOther;
 };
@@ -502,6 +556,14 @@ struct KernelParameter<const ExecutionContext&>
     : RemainingParameter<ParameterKind::kOther> {
   static const ExecutionContext& Build(AsyncKernelFrame* frame, size_t) {
     return frame->GetExecutionContext();
+  }
+};
+// The host's allocator (what a kernel that makes or copies tensors needs,
+// without the work queue a HostContext* reaches).
+template <>
+struct KernelParameter<HostAllocator*> : RemainingParameter<ParameterKind::kOther> {
+  static HostAllocator* Build(AsyncKernelFrame* frame, size_t) {
+    return frame->GetHostContext()->allocator();
   }
 };
 template <>
@@ -787,7 +849,8 @@ struct ArgumentCheck<Argument<T>> {
       return frame->GetArgAt(index)->IsType<T>();
     }
   }
-  static constexpr std::string_view type_name = BefTypeName<T>::value;
+  static constexpr std::string_view type_name =
+      OperandTypeName<T>::value.empty() ? BefTypeName<T>::value : OperandTypeName<T>::value;
 };
 
 // What the direct entry point (DirectKernel) supports: scalar operands,
@@ -795,17 +858,86 @@ struct ArgumentCheck<Argument<T>> {
 // scalar result that fits kDirectResultSize. A pure kernel (BEF_PURE_KERNEL)
 // may also read operands of any other payload type, by reference, and
 // return chains.
+//
+// The call entry point (DirectKernel::call) takes more (kSupportedCall):
+// operands of any payload type (by reference), Result<T>s of scalars or
+// chains (written to their payload registers), a KernelErrorHandler and the
+// HostAllocator* (BuildCall): every parameter of a synchronous kernel.
 template <typename P>
 struct DirectParameter {
   static constexpr bool kSupported = false;
   static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall = false;
   static constexpr bool kOperand = false;
+  static constexpr bool kResult = false;
   static constexpr bool kByReference = false;
   static uint16_t Type() { return kAnyOperandType; }
   static P Build(const void* const*, const uint8_t*, const uint32_t*, size_t);
+  static P BuildCall(const void* const*, const uint8_t*, const uint32_t*, void* const*,
+                     DirectCall&, size_t);
+};
+// The frame-less parameters every entry point builds the same way.
+template <typename P>
+struct DirectCallFromBuild {
+  static constexpr bool kResult = false;
+  [[gnu::always_inline]] static P BuildCall(const void* const* operands,
+                                            const uint8_t* attribute_pool,
+                                            const uint32_t* attribute_offsets, void* const*,
+                                            DirectCall&, size_t index) {
+    return DirectParameter<P>::Build(operands, attribute_pool, attribute_offsets, index);
+  }
 };
 template <typename T>
-struct DirectParameter<Argument<T>> {
+struct DirectParameter<Result<T>> {
+  static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall =
+      std::is_same_v<T, Chain> || (std::is_arithmetic_v<T> && sizeof(T) <= kDirectResultSize);
+  static constexpr bool kOperand = false;
+  static constexpr bool kResult = true;
+  static constexpr bool kByReference = false;
+  using Payload = T;
+  static uint16_t Type() { return AsyncValueTypeId<T>(); }
+  [[gnu::always_inline]] static Result<T> BuildCall(const void* const*, const uint8_t*,
+                                                    const uint32_t*, void* const* results,
+                                                    DirectCall& call, size_t index) {
+    return Result<T>(results[index], &call, index);
+  }
+};
+template <>
+struct DirectParameter<KernelErrorHandler> {
+  static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall = true;
+  static constexpr bool kOperand = false;
+  static constexpr bool kResult = false;
+  static constexpr bool kByReference = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  [[gnu::always_inline]] static KernelErrorHandler BuildCall(const void* const*, const uint8_t*,
+                                                             const uint32_t*, void* const*,
+                                                             DirectCall& call, size_t) {
+    return KernelErrorHandler(&call);
+  }
+};
+template <>
+struct DirectParameter<HostAllocator*> {
+  static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall = true;
+  static constexpr bool kOperand = false;
+  static constexpr bool kResult = false;
+  static constexpr bool kByReference = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  [[gnu::always_inline]] static HostAllocator* BuildCall(const void* const*, const uint8_t*,
+                                                         const uint32_t*, void* const*,
+                                                         DirectCall& call, size_t) {
+    return call.host->allocator();
+  }
+};
+// HostContext* and const ExecutionContext& reach the work queue: a kernel
+// taking one may complete its results later, so it runs through its frame.
+template <typename T>
+struct DirectParameter<Argument<T>> : DirectCallFromBuild<Argument<T>> {
   // Scalars: payloads are read at AsyncValue::ScalarPayload and copied as
   // kDirectResultSize bytes into the operand's register.
   static constexpr bool kScalar =
@@ -818,6 +950,7 @@ struct DirectParameter<Argument<T>> {
   static constexpr bool kByReference = !kScalar && alignof(T) <= alignof(AsyncValue);
   static constexpr bool kSupported = kScalar;
   static constexpr bool kSupportedPure = kScalar || kByReference;
+  static constexpr bool kSupportedCall = kScalar || kByReference;
   static constexpr bool kOperand = true;
   static uint16_t Type() {
     if constexpr (std::is_same_v<T, Chain>) {
@@ -842,9 +975,10 @@ struct DirectParameter<Argument<T>> {
   }
 };
 template <typename T>
-struct DirectParameter<Attribute<T>> {
+struct DirectParameter<Attribute<T>> : DirectCallFromBuild<Attribute<T>> {
   static constexpr bool kSupported = true;
   static constexpr bool kSupportedPure = true;
+  static constexpr bool kSupportedCall = true;
   static constexpr bool kOperand = false;
   static constexpr bool kByReference = false;
   static uint16_t Type() { return kAnyOperandType; }
@@ -929,6 +1063,79 @@ struct DirectResults<absl::StatusOr<T>>
   }
 };
 
+// What the call entry point (DirectKernel::call) does with a kernel's return
+// value: its results (kCount, written from results[0] on, as payloads)
+// or its error (DirectCall::error). void and absl::Status have none; a
+// scalar or a chain one; std::pair / std::tuple of them several; and
+// absl::StatusOr of any of those. (An AsyncValueRef is an asynchronous
+// kernel's: it runs through its frame.)
+template <typename R>
+struct CallReturn {
+  static constexpr bool kSupported = false;
+  static constexpr uint32_t kCount = 0;
+};
+template <>
+struct CallReturn<void> {
+  static constexpr bool kSupported = true;
+  static constexpr uint32_t kCount = 0;
+  static void Types(uint16_t*) {}
+  static constexpr DirectBox kBoxes[1] = {nullptr};
+};
+template <>
+struct CallReturn<absl::Status> : CallReturn<void> {
+  [[gnu::always_inline]] static void Store(absl::Status&& status, void* const*, DirectCall& call,
+                                           uint32_t) {
+    if (!status.ok() && call.error.ok()) [[unlikely]] call.error = std::move(status);
+  }
+};
+template <typename... Ts>
+struct CallScalars {
+  static constexpr bool kSupported =
+      sizeof...(Ts) <= kMaxDirectResults && (kDirectResultSupportedPure<Ts> && ...);
+  static constexpr uint32_t kCount = sizeof...(Ts);
+  static void Types(uint16_t* types) {
+    size_t i = 0;
+    ((types[i++] = AsyncValueTypeId<Ts>()), ...);
+  }
+  static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<Ts>...};
+  // A slot already set (the kernel reported an error before returning)
+  // keeps what it has, as ReturnHandler does.
+  template <typename Tuple>
+  [[gnu::always_inline]] static void Store(Tuple&& values, void* const* results,
+                                           DirectCall& call, uint32_t first) {
+    if (!call.error.ok()) [[unlikely]] return;
+    StoreAll(std::forward<Tuple>(values), results, std::index_sequence_for<Ts...>());
+    call.emplaced |= ((1u << kCount) - 1) << first;
+  }
+  template <typename Tuple, size_t... I>
+  [[gnu::always_inline]] static void StoreAll(Tuple&& values, void* const* results,
+                                              std::index_sequence<I...>) {
+    ((::new (results[I]) Ts(std::get<I>(values))), ...);
+  }
+};
+template <typename R>
+  requires(kDirectScalar<R>)
+struct CallReturn<R> : CallScalars<R> {
+  [[gnu::always_inline]] static void Store(R&& value, void* const* results, DirectCall& call,
+                                           uint32_t first) {
+    CallScalars<R>::Store(std::tuple<R>(value), results, call, first);
+  }
+};
+template <typename A, typename B>
+struct CallReturn<std::pair<A, B>> : CallScalars<A, B> {};
+template <typename... Ts>
+struct CallReturn<std::tuple<Ts...>> : CallScalars<Ts...> {};
+template <typename T>
+struct CallReturn<absl::StatusOr<T>> : CallReturn<T> {
+  [[gnu::always_inline]] static void Store(absl::StatusOr<T>&& value, void* const* results,
+                                           DirectCall& call, uint32_t first) {
+    if (!value.ok()) [[unlikely]] {
+      if (call.error.ok()) call.error = std::move(value).status();
+      return;
+    }
+    CallReturn<T>::Store(*std::move(value), results, call, first);
+  }
+};
 template <typename F, F function, bool kPure = false>
 struct KernelImpl;
 
@@ -951,9 +1158,10 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     if (!(ArgumentCheck<Params>::Matches(frame, kIndices[I]) && ...)) [[unlikely]] {
       size_t index = 0;
       std::string_view expected;
+      bool found = false;
       ((ArgumentCheck<Params>::Matches(frame, kIndices[I]) ||
-        (expected.empty() && ((index = kIndices[I]), (expected = ArgumentCheck<Params>::type_name),
-                              true))),
+        (!found && ((index = kIndices[I]), (expected = ArgumentCheck<Params>::type_name),
+                    (found = true)))),
        ...);
       ReportArgumentTypeError(frame, index, expected);
       return;
@@ -1051,8 +1259,88 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     }
   }
 
+  // ---- The call entry point (DirectKernel::call): every other kernel
+  // whose parameters and return value a direct call can build and take
+  // (DirectParameter::kSupportedCall, CallReturn), with at most
+  // kMaxDirectResults results, at least one.
+  static constexpr uint32_t kCallResults =
+      static_cast<uint32_t>(kNumResultParameters) + CallReturn<Return>::kCount;
+  static constexpr bool kCall = !kPure && !kDirect && !kTryDirect &&
+                                (DirectParameter<Params>::kSupportedCall && ...) &&
+                                CallReturn<Return>::kSupported && kCallResults >= 1 &&
+                                kCallResults <= kMaxDirectResults;
+
+  static bool CallDirect(const void* const* operands, const uint8_t* attribute_pool,
+                         const uint32_t* attribute_offsets, void* const* results,
+                         DirectCall& call) {
+    return CallDirectImpl(operands, attribute_pool, attribute_offsets, results, call,
+                          std::index_sequence_for<Params...>());
+  }
+  template <size_t... I>
+  [[gnu::always_inline]] static bool CallDirectImpl(const void* const* operands,
+                                                    const uint8_t* attribute_pool,
+                                                    const uint32_t* attribute_offsets,
+                                                    void* const* results, DirectCall& call,
+                                                    std::index_sequence<I...>) {
+    if constexpr (std::is_void_v<Return>) {
+      function(DirectParameter<Params>::BuildCall(operands, attribute_pool, attribute_offsets,
+                                                  results, call, kIndices[I])...);
+    } else {
+      CallReturn<Return>::Store(
+          function(DirectParameter<Params>::BuildCall(operands, attribute_pool,
+                                                      attribute_offsets, results, call,
+                                                      kIndices[I])...),
+          results + kNumResultParameters, call, static_cast<uint32_t>(kNumResultParameters));
+    }
+    // Done on the line when every result's payload is in its register.
+    return call.emplaced == (1u << kCallResults) - 1 && call.valued == 0 && call.error.ok();
+  }
+  // Result types and boxes: the Result<T> parameters', then the return's.
+  static void CallResultTypes(uint16_t* types) {
+    size_t i = 0;
+    [[maybe_unused]] auto add = [&](auto tag) {
+      using P = typename decltype(tag)::type;
+      if constexpr (DirectParameter<P>::kResult) types[i++] = DirectParameter<P>::Type();
+    };
+    (add(std::type_identity<Params>()), ...);
+    CallReturn<Return>::Types(types + i);
+  }
+  static constexpr std::array<DirectBox, kMaxDirectResults> CallBoxes() {
+    std::array<DirectBox, kMaxDirectResults> boxes{};
+    size_t i = 0;
+    [[maybe_unused]] auto add = [&](auto tag) {
+      using P = typename decltype(tag)::type;
+      if constexpr (DirectParameter<P>::kResult) {
+        if (i < kMaxDirectResults) boxes[i++] = &BoxDirectPayload<typename DirectParameter<P>::Payload>;
+      }
+    };
+    (add(std::type_identity<Params>()), ...);
+    for (uint32_t r = 0; r < CallReturn<Return>::kCount && i < kMaxDirectResults; ++r) {
+      boxes[i++] = CallReturn<Return>::kBoxes[r];
+    }
+    return boxes;
+  }
+  static constexpr std::array<DirectBox, kMaxDirectResults> kCallBoxes = CallBoxes();
+  static uint16_t CallTypes(uint16_t* operand_types) {
+    DirectOperandTypes(operand_types);
+    uint16_t result_types[kMaxDirectResults];
+    CallResultTypes(result_types);
+    return result_types[0];
+  }
+
   static KernelDefinition<AsyncKernelImplementation> Definition() {
-    if constexpr (kDirect) {
+    if constexpr (kCall) {
+      DirectKernel direct;
+      direct.call = &CallDirect;
+      direct.box = kCallBoxes[0];
+      direct.boxes = kCallBoxes.data();
+      direct.types = &CallTypes;
+      direct.result_types = &CallResultTypes;
+      direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
+      direct.num_results = kCallResults;
+      direct.reference_operands = ReferenceOperands();
+      return {&Invoke, Signature(), direct};
+    } else if constexpr (kDirect) {
       DirectKernel direct;
       direct.run = &RunDirect;
       direct.box = &BoxDirect;

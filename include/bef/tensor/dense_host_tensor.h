@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bef/support/operand_type_name.h"
+
 #include "bef/format/bef_encoding.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -251,6 +253,12 @@ std::string FormatElement(DType dtype, const void* element);
 
 // LLVM's stream formatting of a double: `%e`, NaN `nan`, +/-inf `INF`/`-INF`.
 std::string FormatDouble(double value);
+
+// Kernels' operand-type errors name it by its BEF type.
+template <>
+struct OperandTypeName<DenseHostTensor> {
+  static constexpr std::string_view value = "!tfrt_tensor.tensor";
+};
 
 }  // namespace bef
 
