@@ -770,7 +770,8 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       if (step.run == &RunTryStep) {
         ++segment.num_checks;
       }
-      if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
+      if (function.kernels[k].direct != nullptr &&
+          (function.kernels[k].direct->deferred || function.kernels[k].direct->may_enqueue)) {
         segment_deferred.push_back(static_cast<uint32_t>(segment_line.size()) - 1);
       }
       for (uint32_t reg : function.kernels[k].arguments()) {

@@ -25,6 +25,7 @@
 #include "lib/executor/invocation.h"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -102,6 +103,19 @@ struct DeferredResume {
   uint32_t next_export = 0;
   uint32_t deferred = 0;  // the step's index in segment_deferred
   uint32_t stream = 0;
+  // An async call step (RunAsyncCall), owned by the step until its task
+  // runs it; null for a deferred step. Out of line: a task of steps must
+  // stay small enough for TaskFunction's inline storage.
+  struct AsyncCall* async_call = nullptr;
+};
+// What an async call step left for its task: the first task the kernel
+// enqueued, which completes `value`, its result `valued_result` (its other
+// results' payloads are in their registers: `emplaced`).
+struct AsyncCall {
+  TaskFunction task;
+  RCReference<AsyncValue> value;
+  uint32_t valued_result = 0;
+  uint32_t emplaced = 0;
 };
 // Deferred steps reached one after another and not enqueued yet. Their
 // tasks would be consecutive in the work queue, so one task runs them in
@@ -111,9 +125,11 @@ struct DeferredResume {
 // One inline: a lone step costs no allocation.
 using DeferredSteps = absl::InlinedVector<DeferredResume, 1>;
 // The most deferred steps one task runs: the rest go in the next task, so
-// on a queue of several threads a long fan-out still spreads out. 48 steps
-// (960 bytes) fit one of malloc's per-thread cached blocks.
-constexpr size_t kMaxDeferredStepsPerTask = 48;
+// on a queue of several threads a long fan-out still spreads out. 32 steps
+// (1,024 bytes) fit one of malloc's per-thread cached blocks (at most 1,032
+// bytes); a larger block costs malloc's slow path every task.
+constexpr size_t kMaxDeferredStepsPerTask = 32;
+static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <= 1024);
 
 // What a call step did instead of writing each result's payload (a copy
 // of line_direct_call's, which the next call on the thread reuses).
@@ -414,6 +430,17 @@ class Invocation {
   // Adds the deferred step that is the next kernel of a segment to the
   // loop's pending steps.
   [[gnu::always_inline]] void AddDeferredStep(ReadyQueue& queue, const DeferredResume& step);
+  // Whether the step at `position` of the segments' line is an async call
+  // step (a call step of a kernel that may enqueue work; its position is
+  // in segment_deferred).
+  bool IsAsyncCall(uint32_t position) const {
+    return plan_->segment_line[position].run == &RunTryStep;
+  }
+  // Runs the async call step at `position` (the segment's next deferred
+  // position, its exports before it done): the kernel now, the first task it
+  // enqueues as a deferred step of its own with the kernel's users after it.
+  void RunAsyncCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                    uint32_t next_export, uint32_t next_deferred);
   // Enqueues the loop's pending deferred steps: before anything else is
   // enqueued or anything runs that might enqueue.
   [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
@@ -883,7 +910,8 @@ void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     return;
   }
   if (segment.num_deferred != 0 &&
-      plan_->segment_deferred[segment.first_deferred] == segment.begin) {
+      plan_->segment_deferred[segment.first_deferred] == segment.begin &&
+      !IsAsyncCall(segment.begin)) {
     // The head is a deferred step (an async kernel of a fan-out): nothing
     // runs or is exported before it.
     AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
@@ -924,7 +952,64 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
       plan_->segment_exports[next_export].position < stop) {
     next_export = ExportStraight(queue, segment, next_export, stop);
   }
+  if (IsAsyncCall(stop)) {
+    RunAsyncCall(queue, s, stop, next_export, next_deferred);
+    return;
+  }
   AddDeferredStep(queue, DeferredResume{s, stop, next_export, next_deferred, queue.stream});
+}
+
+void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
+                              uint32_t next_deferred) {
+  // What the dataflow path does before it runs a kernel: other streams'
+  // ready kernels go to the work queue (the deferred steps reached stay
+  // pending: the kernel's task joins them, where it would have gone).
+  if (!queue.outline_kernels.empty()) FlushOutline(queue);
+  if (!policy_.DirectKernelsAllowed()) [[unlikely]] {
+    SegmentFrom(queue, s, at, next_export);
+    return;
+  }
+  const auto& step =
+      *reinterpret_cast<const ExecutionPlan::TryStep*>(plan_->segment_line[at].attribute_offsets);
+  internal::CapturedTasks captured;
+  line_direct_call.host = context_->host();
+  line_direct_call.context = context_;
+  internal::captured_tasks = &captured;
+  SegmentCursor().Run(at);
+  internal::captured_tasks = nullptr;
+  const bool complete = !line_kernel_failed;
+  line_kernel_failed = false;
+  line_call_incomplete = false;
+  DirectCall& call = line_direct_call;
+  const uint32_t all = (1u << step.num_results) - 1;
+  if (!complete && captured.first && captured.more.empty() && call.error.ok() &&
+      call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
+      (call.emplaced | call.valued) == all) [[likely]] {
+    // The usual async kernel: one task completing its one value.
+    auto* async_call = new AsyncCall;
+    async_call->valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
+    async_call->emplaced = call.emplaced;
+    async_call->task = std::move(captured.first);
+    async_call->value = std::move(call.values[async_call->valued_result]);
+    call.valued = 0;
+    DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
+    resume.async_call = async_call;
+    AddDeferredStep(queue, resume);
+    return;
+  }
+  CallOutcome outcome;
+  if (!complete) outcome = TakeCallOutcome();
+  // Otherwise its tasks go where its own would have gone, in order, and its
+  // results are made of what it did.
+  if (captured.first) {
+    FlushSteps(queue);
+    context_->host()->EnqueueWork(std::move(captured.first));
+    for (TaskFunction& task : captured.more) context_->host()->EnqueueWork(std::move(task));
+  }
+  if (complete ||
+      FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
+    ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
+  }
 }
 
 inline void Invocation::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
@@ -964,8 +1049,43 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   ReadyQueue ready(0);
   while (true) {
     ready.steps = next;
-    for (const DeferredResume& resume : *running) {
+    for (DeferredResume& resume : *running) {
       ready.stream = resume.stream;
+      if (resume.async_call != nullptr) {
+        // An async call step: the kernel's task, then its users.
+        std::unique_ptr<AsyncCall> call(std::exchange(resume.async_call, nullptr));
+        call->task();
+        const AsyncValue* value = call->value.get();
+        const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
+            plan_->segment_line[resume.position].attribute_offsets);
+        if (value->IsConcrete() && value->type_id() == step.result_types[call->valued_result] &&
+            policy_.DirectKernelsAllowed()) [[likely]] {
+          // Completed by its task, as usual: its payload, and on.
+          std::memcpy(payloads_[step.results[call->valued_result]].bytes, value->ScalarPayload(),
+                      kDirectResultSize);
+          call.reset();
+          ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                          resume.deferred + 1);
+          ProcessQueue(ready);
+          continue;
+        }
+        CallOutcome outcome;
+        outcome.emplaced = call->emplaced;
+        outcome.valued = 1u << call->valued_result;
+        outcome.values[call->valued_result] = std::move(call->value);
+        if (policy_.DirectKernelsAllowed()) [[likely]] {
+          if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
+                         resume.deferred + 1, std::move(outcome))) {
+            ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                            resume.deferred + 1);
+          }
+        } else {
+          SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
+                           std::move(outcome));
+        }
+        ProcessQueue(ready);
+        continue;
+      }
       // The step itself: its operands are the segment's payloads, written
       // before its task was enqueued.
       cursor.Run(resume.position);

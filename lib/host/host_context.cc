@@ -7,6 +7,8 @@
 namespace bef {
 namespace internal {
 
+thread_local CapturedTasks* captured_tasks = nullptr;
+
 int NextSharedContextId() {
   static std::atomic<int> next{0};
   int id = next.fetch_add(1);

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <vector>
 #include <span>
 
 #include <mutex>
@@ -44,6 +45,16 @@ class SharedContext {
 };
 
 namespace internal {
+// The tasks a kernel enqueues while the executor calls it as an async call
+// step of a segment (lib/executor, execution_plan.h): the executor runs the
+// first from a task of its own, with the kernel's users after it, where
+// the kernel's task would have run; any further ones it enqueues in order
+// after the call. Null whenever no such call is running on the thread.
+struct CapturedTasks {
+  TaskFunction first;
+  std::vector<TaskFunction> more;
+};
+extern thread_local CapturedTasks* captured_tasks;
 inline constexpr int kMaxSharedContexts = 256;
 int NextSharedContextId();
 template <typename T>
@@ -77,6 +88,11 @@ class HostContext {
 
   // Work-queue tasks are traced (tracing.h) when tracing is on.
   void EnqueueWork(TaskFunction task) {
+    if (internal::CapturedTasks* captured = internal::captured_tasks; captured != nullptr)
+        [[unlikely]] {
+      (captured->first ? captured->more.emplace_back() : captured->first) = std::move(task);
+      return;
+    }
     work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
   }
   // Work meant to run alongside the caller (ConcurrentWorkQueue::

@@ -89,6 +89,13 @@ struct DirectKernel {
   bool (*call)(const void* const* operands, const uint8_t* attribute_pool,
                const uint32_t* attribute_offsets, void* const* results,
                DirectCall& call_state) = nullptr;
+  // `call` of a kernel that reaches the work queue (takes a HostContext* or
+  // const ExecutionContext&) or returns an AsyncValueRef: its results may
+  // come from a task. The executor runs it where the dataflow path would,
+  // takes the first task it enqueues and runs that from a task of its own,
+  // with the kernel's users after it (execution_plan.h, "async call
+  // steps"): no frame, waiter or second task per kernel.
+  bool may_enqueue = false;
   // A new available value (one reference) holding the payload at `result`
   // (result 0's; `boxes` has one per result).
   DirectBox box = nullptr;

@@ -157,7 +157,8 @@ class RemainingArguments {
 // `emplaced` before each call; `error`, `valued` and `values` are the
 // executor's to read and reset when a call returned false.
 struct DirectCall {
-  HostContext* host = nullptr;  // whose allocator HostAllocator* parameters get
+  HostContext* host = nullptr;  // HostContext* parameters, and its allocator
+  const ExecutionContext* context = nullptr;  // const ExecutionContext& ones
   absl::Status error;     // the first error the kernel reported
   uint32_t emplaced = 0;  // bit i: result i's payload is in its register
   uint32_t valued = 0;    // bit i: result i was given as a value, values[i]
@@ -861,8 +862,9 @@ struct ArgumentCheck<Argument<T>> {
 //
 // The call entry point (DirectKernel::call) takes more (kSupportedCall):
 // operands of any payload type (by reference), Result<T>s of scalars or
-// chains (written to their payload registers), a KernelErrorHandler and the
-// HostAllocator* (BuildCall): every parameter of a synchronous kernel.
+// chains (written to their payload registers), a KernelErrorHandler, the
+// HostAllocator*, and the HostContext* and const ExecutionContext& of an
+// asynchronous one (BuildCall).
 template <typename P>
 struct DirectParameter {
   static constexpr bool kSupported = false;
@@ -935,7 +937,48 @@ struct DirectParameter<HostAllocator*> {
   }
 };
 // HostContext* and const ExecutionContext& reach the work queue: a kernel
-// taking one may complete its results later, so it runs through its frame.
+// taking one may complete its results from a task (DirectKernel::
+// may_enqueue: an async call step).
+template <>
+struct DirectParameter<HostContext*> {
+  static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall = true;
+  static constexpr bool kMayEnqueue = true;
+  static constexpr bool kOperand = false;
+  static constexpr bool kResult = false;
+  static constexpr bool kByReference = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  [[gnu::always_inline]] static HostContext* BuildCall(const void* const*, const uint8_t*,
+                                                       const uint32_t*, void* const*,
+                                                       DirectCall& call, size_t) {
+    return call.host;
+  }
+};
+template <>
+struct DirectParameter<const ExecutionContext&> {
+  static constexpr bool kSupported = false;
+  static constexpr bool kSupportedPure = false;
+  static constexpr bool kSupportedCall = true;
+  static constexpr bool kMayEnqueue = true;
+  static constexpr bool kOperand = false;
+  static constexpr bool kResult = false;
+  static constexpr bool kByReference = false;
+  static uint16_t Type() { return kAnyOperandType; }
+  [[gnu::always_inline]] static const ExecutionContext& BuildCall(const void* const*,
+                                                                  const uint8_t*,
+                                                                  const uint32_t*,
+                                                                  void* const*,
+                                                                  DirectCall& call, size_t) {
+    return *call.context;
+  }
+};
+// Whether a parameter reaches the work queue.
+template <typename P, typename = void>
+struct MayEnqueue : std::false_type {};
+template <typename P>
+struct MayEnqueue<P, std::void_t<decltype(DirectParameter<P>::kMayEnqueue)>>
+    : std::bool_constant<DirectParameter<P>::kMayEnqueue> {};
 template <typename T>
 struct DirectParameter<Argument<T>> : DirectCallFromBuild<Argument<T>> {
   // Scalars: payloads are read at AsyncValue::ScalarPayload and copied as
@@ -1067,8 +1110,8 @@ struct DirectResults<absl::StatusOr<T>>
 // value: its results (kCount, written from results[0] on, as payloads)
 // or its error (DirectCall::error). void and absl::Status have none; a
 // scalar or a chain one; std::pair / std::tuple of them several; and
-// absl::StatusOr of any of those. (An AsyncValueRef is an asynchronous
-// kernel's: it runs through its frame.)
+// absl::StatusOr of any of those; an AsyncValueRef of a scalar or chain,
+// given as a value (an asynchronous kernel's: DirectKernel::may_enqueue).
 template <typename R>
 struct CallReturn {
   static constexpr bool kSupported = false;
@@ -1136,6 +1179,26 @@ struct CallReturn<absl::StatusOr<T>> : CallReturn<T> {
     CallReturn<T>::Store(*std::move(value), results, call, first);
   }
 };
+template <typename T>
+  requires(kDirectScalar<T>)
+struct CallReturn<AsyncValueRef<T>> {
+  static constexpr bool kSupported = true;
+  static constexpr bool kAsync = true;
+  static constexpr uint32_t kCount = 1;
+  static void Types(uint16_t* types) { types[0] = AsyncValueTypeId<T>(); }
+  static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<T>};
+  [[gnu::always_inline]] static void Store(AsyncValueRef<T>&& value, void* const*,
+                                           DirectCall& call, uint32_t first) {
+    if (!call.error.ok()) [[unlikely]] return;
+    call.values[first] = value.ReleaseRCRef();
+    call.valued |= 1u << first;
+  }
+};
+template <typename R, typename = void>
+struct ReturnsAsync : std::false_type {};
+template <typename R>
+struct ReturnsAsync<R, std::void_t<decltype(CallReturn<R>::kAsync)>> : std::true_type {};
+
 template <typename F, F function, bool kPure = false>
 struct KernelImpl;
 
@@ -1332,6 +1395,7 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     if constexpr (kCall) {
       DirectKernel direct;
       direct.call = &CallDirect;
+      direct.may_enqueue = (MayEnqueue<Params>::value || ...) || ReturnsAsync<Return>::value;
       direct.box = kCallBoxes[0];
       direct.boxes = kCallBoxes.data();
       direct.types = &CallTypes;
