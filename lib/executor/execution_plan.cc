@@ -818,6 +818,16 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       }
     }
     segment.num_exports = static_cast<uint32_t>(segment_exports.size()) - segment.first_export;
+    // The runner walks exports and deferred positions forward only.
+    BEF_DEBUG_CHECK(std::is_sorted(segment_exports.begin() + segment.first_export,
+                                   segment_exports.end(),
+                                   [](const SegmentExport& a, const SegmentExport& b) {
+                                     return a.position < b.position;
+                                   }),
+                    "a segment's exports out of order");
+    BEF_DEBUG_CHECK(std::is_sorted(segment_deferred.begin() + segment.first_deferred,
+                                   segment_deferred.end()),
+                    "a segment's deferred positions out of order");
     segments.push_back(segment);
   }
 

@@ -8,10 +8,13 @@
 //                       or the request already cancelled; a kernel budget is
 //                       charged for the whole run up front (refused, nothing
 //                       charged, when it could run out on the way);
-//   direct kernels      (invocation.cc) a kernel with a direct entry point is
-//                       called without a frame: allowed unless the execution
-//                       is traced, the request has a kernel budget (charged
-//                       per kernel, by the frame path) or is cancelled.
+//   segments            (invocation.cc) the kernels of a segment (direct
+//                       kernels, call steps, deferred and async call steps,
+//                       execution_plan.h) run on payload registers without
+//                       frames: allowed unless the execution is traced, the
+//                       request has a kernel budget (charged per kernel, by
+//                       the frame path) or is cancelled; a segment that may
+//                       not runs its kernels one by one through their frames.
 //
 // Tracing is decided once, when the execution starts (a trace started
 // mid-execution covers the next ones); budget and cancellation are looked at

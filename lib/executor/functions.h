@@ -15,7 +15,7 @@ namespace bef {
 
 // A function with a record in the program's file.
 // KernelBinding::remaining_uses for the kernels of async BEF functions
-// (bef_function.cc).
+// (invocation.cc).
 uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index);
 
 class ProgramFunction : public Function {

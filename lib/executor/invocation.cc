@@ -974,9 +974,11 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
   internal::CapturedTasks captured;
   line_direct_call.host = context_->host();
   line_direct_call.context = context_;
-  internal::captured_tasks = &captured;
+  // (A kernel that runs an execution of its own on this thread leaves the
+  // capture as it found it.)
+  internal::CapturedTasks* const outer = std::exchange(internal::captured_tasks, &captured);
   SegmentCursor().Run(at);
-  internal::captured_tasks = nullptr;
+  internal::captured_tasks = outer;
   const bool complete = !line_kernel_failed;
   line_kernel_failed = false;
   line_call_incomplete = false;

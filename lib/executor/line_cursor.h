@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "bef/host/kernel_utils.h"
+#include "bef/support/debug_check.h"
 #include "lib/executor/execution_plan.h"
 #include "lib/executor/fast_path_policy.h"
 
@@ -63,6 +64,8 @@ struct LineCursor {
       case 0:
         break;
       default:
+        BEF_DEBUG_CHECK(step.num_operands <= kMaxDirectArguments,
+                        "a line step with more operands than a direct call takes");
         for (uint32_t i = 0; i < step.num_operands; ++i) {
           payloads[i] = registers[operand_registers[i]].bytes;
         }
