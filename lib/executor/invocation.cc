@@ -984,7 +984,7 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
   line_call_incomplete = false;
   DirectCall& call = line_direct_call;
   const uint32_t all = (1u << step.num_results) - 1;
-  if (!complete && captured.first && captured.more.empty() && call.error.ok() &&
+  if (!complete && captured.first && captured.more.empty() && call.ok() &&
       call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
       (call.emplaced | call.valued) == all) [[likely]] {
     // The usual async kernel: one task completing its one value.
@@ -992,7 +992,7 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
     async_call->valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
     async_call->emplaced = call.emplaced;
     async_call->task = std::move(captured.first);
-    async_call->value = std::move(call.values[async_call->valued_result]);
+    async_call->value = TakeRef(std::exchange(call.values[async_call->valued_result], nullptr));
     call.valued = 0;
     DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
     resume.async_call = async_call;
@@ -1150,12 +1150,14 @@ inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,
 CallOutcome Invocation::TakeCallOutcome() {
   DirectCall& call = line_direct_call;
   CallOutcome outcome;
-  outcome.error = std::move(call.error);
-  call.error = absl::OkStatus();
+  if (call.error != nullptr) {
+    outcome.error = std::move(*call.error);
+    delete std::exchange(call.error, nullptr);
+  }
   outcome.emplaced = call.emplaced;
   outcome.valued = std::exchange(call.valued, 0);
   for (uint32_t i = 0; i < kMaxDirectResults; ++i) {
-    if ((outcome.valued >> i) & 1) outcome.values[i] = std::move(call.values[i]);
+    if ((outcome.valued >> i) & 1) outcome.values[i] = TakeRef(std::exchange(call.values[i], nullptr));
   }
   return outcome;
 }

@@ -104,14 +104,14 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
 // the run (ExecutionPlan::line_try_steps).
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
-extern thread_local bool line_kernel_failed;
+extern constinit thread_local bool line_kernel_failed;
 // A call step (ExecutionPlan::TryStep::call) that did not end with its
 // results' payloads in their registers sets line_kernel_failed and this;
 // line_direct_call then holds what the kernel did (its error, the results it
 // gave as values) for its segment's runner to make its results of. The
 // runner sets line_direct_call's host before it runs blocks.
-extern thread_local bool line_call_incomplete;
-extern thread_local DirectCall line_direct_call;
+extern constinit thread_local bool line_call_incomplete;
+extern constinit thread_local DirectCall line_direct_call;
 
 // Runs line[begin, stop) on this thread; returns the position of the first
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is

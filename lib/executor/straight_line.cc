@@ -53,9 +53,9 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                   condition ? 0 : 1, attribute_pool, result);
 }
 
-thread_local bool line_kernel_failed = false;
-thread_local bool line_call_incomplete = false;
-thread_local DirectCall line_direct_call;
+constinit thread_local bool line_kernel_failed = false;
+constinit thread_local bool line_call_incomplete = false;
+constinit thread_local DirectCall line_direct_call;
 
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) {
@@ -65,7 +65,7 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = registers[step.results[i]].bytes;
   if (step.call != nullptr) {
     DirectCall& call = line_direct_call;
-    BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.error.ok(),
+    BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.ok(),
                     "a call step ran outside a segment runner, or after an unread one");
     call.emplaced = 0;
     if (!step.call(operands, attribute_pool, step.attribute_offsets, results, call))

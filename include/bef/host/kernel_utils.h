@@ -159,10 +159,22 @@ class RemainingArguments {
 struct DirectCall {
   HostContext* host = nullptr;  // HostContext* parameters, and its allocator
   const ExecutionContext* context = nullptr;  // const ExecutionContext& ones
-  absl::Status error;     // the first error the kernel reported
+  // The first error the kernel reported (owned; null: none). Every member
+  // is trivial, so the executor's thread-local DirectCall costs no guard.
+  absl::Status* error = nullptr;
   uint32_t emplaced = 0;  // bit i: result i's payload is in its register
   uint32_t valued = 0;    // bit i: result i was given as a value, values[i]
-  RCReference<AsyncValue> values[kMaxDirectResults];
+  AsyncValue* values[kMaxDirectResults] = {};  // one reference each
+
+  bool ok() const { return error == nullptr; }
+  void ReportError(absl::Status status) {
+    if (error == nullptr) error = new absl::Status(std::move(status));
+  }
+  void SetValue(size_t index, RCReference<AsyncValue> value) {
+    if ((valued >> index) & 1) TakeRef(values[index]);  // the earlier one, dropped
+    values[index] = value.release();
+    valued |= 1u << index;
+  }
 };
 
 template <typename T>
@@ -184,8 +196,7 @@ class Result {
   void Set(AsyncValueRef<T> value) const { Set(value.ReleaseRCRef()); }
   void Set(RCReference<AsyncValue> value) const {
     if (call_ != nullptr) {
-      call_->values[index_] = std::move(value);
-      call_->valued |= 1u << index_;
+      call_->SetValue(index_, std::move(value));
       return;
     }
     frame_->SetResultAt(index_, std::move(value));
@@ -194,8 +205,7 @@ class Result {
   AsyncValueRef<T> Allocate() const {
     if (call_ != nullptr) {
       AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
-      call_->values[index_] = value.CopyRCRef();
-      call_->valued |= 1u << index_;
+      call_->SetValue(index_, value.CopyRCRef());
       return value;
     }
     return frame_->AllocateResultAt<T>(index_);
@@ -339,7 +349,7 @@ class KernelErrorHandler {
   explicit KernelErrorHandler(DirectCall* call) : call_(call) {}
   void ReportError(absl::Status status) const {
     if (call_ != nullptr) {
-      if (call_->error.ok()) call_->error = std::move(status);
+      call_->ReportError(std::move(status));
       return;
     }
     frame_->ReportError(std::move(status));
@@ -1128,7 +1138,7 @@ template <>
 struct CallReturn<absl::Status> : CallReturn<void> {
   [[gnu::always_inline]] static void Store(absl::Status&& status, void* const*, DirectCall& call,
                                            uint32_t) {
-    if (!status.ok() && call.error.ok()) [[unlikely]] call.error = std::move(status);
+    if (!status.ok()) [[unlikely]] call.ReportError(std::move(status));
   }
 };
 template <typename... Ts>
@@ -1146,7 +1156,7 @@ struct CallScalars {
   template <typename Tuple>
   [[gnu::always_inline]] static void Store(Tuple&& values, void* const* results,
                                            DirectCall& call, uint32_t first) {
-    if (!call.error.ok()) [[unlikely]] return;
+    if (!call.ok()) [[unlikely]] return;
     StoreAll(std::forward<Tuple>(values), results, std::index_sequence_for<Ts...>());
     call.emplaced |= ((1u << kCount) - 1) << first;
   }
@@ -1173,7 +1183,7 @@ struct CallReturn<absl::StatusOr<T>> : CallReturn<T> {
   [[gnu::always_inline]] static void Store(absl::StatusOr<T>&& value, void* const* results,
                                            DirectCall& call, uint32_t first) {
     if (!value.ok()) [[unlikely]] {
-      if (call.error.ok()) call.error = std::move(value).status();
+      call.ReportError(std::move(value).status());
       return;
     }
     CallReturn<T>::Store(*std::move(value), results, call, first);
@@ -1189,9 +1199,8 @@ struct CallReturn<AsyncValueRef<T>> {
   static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<T>};
   [[gnu::always_inline]] static void Store(AsyncValueRef<T>&& value, void* const*,
                                            DirectCall& call, uint32_t first) {
-    if (!call.error.ok()) [[unlikely]] return;
-    call.values[first] = value.ReleaseRCRef();
-    call.valued |= 1u << first;
+    if (!call.ok()) [[unlikely]] return;
+    call.SetValue(first, value.ReleaseRCRef());
   }
 };
 template <typename R, typename = void>
@@ -1356,7 +1365,7 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
           results + kNumResultParameters, call, static_cast<uint32_t>(kNumResultParameters));
     }
     // Done on the line when every result's payload is in its register.
-    return call.emplaced == (1u << kCallResults) - 1 && call.valued == 0 && call.error.ok();
+    return call.emplaced == (1u << kCallResults) - 1 && call.valued == 0 && call.ok();
   }
   // Result types and boxes: the Result<T> parameters', then the return's.
   static void CallResultTypes(uint16_t* types) {
