@@ -916,8 +916,9 @@ struct DirectParameter<Result<T>> {
     return Result<T>(results[index], &call, index);
   }
 };
-template <>
-struct DirectParameter<KernelErrorHandler> {
+// A parameter only the call entry point builds, that is no operand or
+// result (an error handler, an allocator, a context).
+struct DirectCallContextParameter {
   static constexpr bool kSupported = false;
   static constexpr bool kSupportedPure = false;
   static constexpr bool kSupportedCall = true;
@@ -925,6 +926,9 @@ struct DirectParameter<KernelErrorHandler> {
   static constexpr bool kResult = false;
   static constexpr bool kByReference = false;
   static uint16_t Type() { return kAnyOperandType; }
+};
+template <>
+struct DirectParameter<KernelErrorHandler> : DirectCallContextParameter {
   [[gnu::always_inline]] static KernelErrorHandler BuildCall(const void* const*, const uint8_t*,
                                                              const uint32_t*, void* const*,
                                                              DirectCall& call, size_t) {
@@ -932,14 +936,7 @@ struct DirectParameter<KernelErrorHandler> {
   }
 };
 template <>
-struct DirectParameter<HostAllocator*> {
-  static constexpr bool kSupported = false;
-  static constexpr bool kSupportedPure = false;
-  static constexpr bool kSupportedCall = true;
-  static constexpr bool kOperand = false;
-  static constexpr bool kResult = false;
-  static constexpr bool kByReference = false;
-  static uint16_t Type() { return kAnyOperandType; }
+struct DirectParameter<HostAllocator*> : DirectCallContextParameter {
   [[gnu::always_inline]] static HostAllocator* BuildCall(const void* const*, const uint8_t*,
                                                          const uint32_t*, void* const*,
                                                          DirectCall& call, size_t) {
@@ -950,15 +947,8 @@ struct DirectParameter<HostAllocator*> {
 // taking one may complete its results from a task (DirectKernel::
 // may_enqueue: an async call step).
 template <>
-struct DirectParameter<HostContext*> {
-  static constexpr bool kSupported = false;
-  static constexpr bool kSupportedPure = false;
-  static constexpr bool kSupportedCall = true;
+struct DirectParameter<HostContext*> : DirectCallContextParameter {
   static constexpr bool kMayEnqueue = true;
-  static constexpr bool kOperand = false;
-  static constexpr bool kResult = false;
-  static constexpr bool kByReference = false;
-  static uint16_t Type() { return kAnyOperandType; }
   [[gnu::always_inline]] static HostContext* BuildCall(const void* const*, const uint8_t*,
                                                        const uint32_t*, void* const*,
                                                        DirectCall& call, size_t) {
@@ -966,15 +956,8 @@ struct DirectParameter<HostContext*> {
   }
 };
 template <>
-struct DirectParameter<const ExecutionContext&> {
-  static constexpr bool kSupported = false;
-  static constexpr bool kSupportedPure = false;
-  static constexpr bool kSupportedCall = true;
+struct DirectParameter<const ExecutionContext&> : DirectCallContextParameter {
   static constexpr bool kMayEnqueue = true;
-  static constexpr bool kOperand = false;
-  static constexpr bool kResult = false;
-  static constexpr bool kByReference = false;
-  static uint16_t Type() { return kAnyOperandType; }
   [[gnu::always_inline]] static const ExecutionContext& BuildCall(const void* const*,
                                                                   const uint8_t*,
                                                                   const uint32_t*,
