@@ -1133,7 +1133,9 @@ struct CallScalars {
     size_t i = 0;
     ((types[i++] = AsyncValueTypeId<Ts>()), ...);
   }
-  static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<Ts>...};
+  // Sized: a bound clang can see when CallBoxes reads it in a constant
+  // expression.
+  static constexpr DirectBox kBoxes[sizeof...(Ts)] = {&BoxDirectPayload<Ts>...};
   // A slot already set (the kernel reported an error before returning)
   // keeps what it has, as ReturnHandler does.
   template <typename Tuple>
@@ -1179,7 +1181,7 @@ struct CallReturn<AsyncValueRef<T>> {
   static constexpr bool kAsync = true;
   static constexpr uint32_t kCount = 1;
   static void Types(uint16_t* types) { types[0] = AsyncValueTypeId<T>(); }
-  static constexpr DirectBox kBoxes[] = {&BoxDirectPayload<T>};
+  static constexpr DirectBox kBoxes[1] = {&BoxDirectPayload<T>};
   [[gnu::always_inline]] static void Store(AsyncValueRef<T>&& value, void* const*,
                                            DirectCall& call, uint32_t first) {
     if (!call.ok()) [[unlikely]] return;
