@@ -13,6 +13,7 @@
 #include "bef/executor/bef_program.h"
 #include "bef/format/bef_writer.h"
 #include "bef/format/format_error.h"
+#include "bef/host/async_dispatch.h"
 #include "bef/host/kernel_utils.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -98,7 +99,52 @@ absl::StatusOr<std::pair<int32_t, Chain>> CheckedDouble(Argument<int32_t> x, Arg
   if (*x > 1000) return absl::OutOfRangeError("too large");
   return std::pair<int32_t, Chain>(2 * *x, Chain());
 }
+// Async kernels written with EnqueueWork (async_dispatch.h), each using
+// the value it returns in its own way: handed back untouched (the executor
+// runs the work into the result's register), observed (a waiter on it),
+// dropped for another value, or failing in the work (at the kernel's
+// location). Each logs its operand when its work runs.
+void LogWork(int32_t x) {
+  std::lock_guard<std::mutex> lock(logged_mutex);
+  logged.push_back(x);
+}
+AsyncValueRef<int32_t> WorkPlain(Argument<int32_t> x, const ExecutionContext& context) {
+  test_runs.fetch_add(1);
+  return EnqueueWork(context, [x = *x] {
+    LogWork(x);
+    return x + 1;
+  });
+}
+AsyncValueRef<int32_t> WorkObserved(Argument<int32_t> x, const ExecutionContext& context) {
+  test_runs.fetch_add(1);
+  AsyncValueRef<int32_t> value = EnqueueWork(context, [x = *x] {
+    LogWork(x);
+    return x + 2;
+  });
+  value.AndThen([value = value.CopyRef(), x = *x] { EXPECT_EQ(value.get(), x + 2); });
+  return value;
+}
+AsyncValueRef<int32_t> WorkDropped(Argument<int32_t> x, const ExecutionContext& context) {
+  test_runs.fetch_add(1);
+  (void)EnqueueWork(context, [x = *x] {
+    LogWork(x);
+    return absl::OkStatus();
+  });
+  return MakeAvailableAsyncValueRef<int32_t>(*x + 3);
+}
+AsyncValueRef<int32_t> WorkChecked(Argument<int32_t> x, const ExecutionContext& context) {
+  test_runs.fetch_add(1);
+  return EnqueueWork(context, [x = *x]() -> absl::StatusOr<int32_t> {
+    LogWork(x);
+    if (x > 1000) return absl::OutOfRangeError(absl::StrCat("too large: ", x));
+    return x + 4;
+  });
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
+  registry->AddKernel("test.work_plain", BEF_KERNEL(WorkPlain));
+  registry->AddKernel("test.work_observed", BEF_KERNEL(WorkObserved));
+  registry->AddKernel("test.work_dropped", BEF_KERNEL(WorkDropped));
+  registry->AddKernel("test.work_checked", BEF_KERNEL(WorkChecked));
   registry->AddKernel("test.logged_call", BEF_KERNEL(LoggedCall));
   registry->AddKernel("test.checked_double", BEF_KERNEL(CheckedDouble));
   registry->AddKernel("test.logged_add_one", BEF_KERNEL(LoggedAddOne));
@@ -1212,6 +1258,67 @@ TEST_P(SegmentTest, CallStepsKeepTheFramePathsResultsErrorsAndOrder) {
       EXPECT_THAT(outcomes[0].diagnostics, ElementsAre("too large"));
       EXPECT_THAT(outcomes[0].results, ElementsAre("2040", "value", "error OUT_OF_RANGE: too large",
                                                    "error OUT_OF_RANGE: too large"));
+    }
+  }
+}
+
+// Async call steps of EnqueueWork kernels (internal::CapturedWork): the
+// work kept inline and run into the result's register when the kernel hands
+// EnqueueWork's value back untouched; completed from a task when the kernel
+// observes the value or drops it; an error of the work at the kernel's
+// location. The same results, diagnostics, runs and order of the work as
+// kernel by kernel, chained and fanned out.
+TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32", "i32"});
+  const char* const kernels[] = {"test.work_plain", "test.work_observed", "test.work_dropped",
+                                 "test.work_checked"};
+  uint32_t value = 0;
+  std::vector<uint32_t> fanned;
+  for (int i = 0; i < 24; ++i) {
+    BefWriter::Kernel& kernel = f.AddKernel(kernels[i % 4]);
+    kernel.AddArgument(value);
+    value = kernel.AddResult("i32");
+    BefWriter::Kernel& side = f.AddKernel(kernels[(i + 1) % 4]);
+    side.AddArgument(0);
+    fanned.push_back(side.AddResult("i32"));
+  }
+  uint32_t sum = fanned[0];
+  for (size_t i = 1; i < fanned.size(); ++i) sum = Add(f, sum, fanned[i]);
+  uint32_t after = Add(f, value, sum);
+  f.Return({value, sum, after});
+  auto program = Load(writer);
+
+  for (int32_t x : {5, 995, 2000}) {
+    std::vector<int32_t> order[2];
+    Outcome outcomes[2];
+    for (bool per_kernel : {false, true}) {
+      {
+        std::lock_guard<std::mutex> lock(logged_mutex);
+        logged.clear();
+      }
+      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+      outcomes[per_kernel] = RunOnce(*program, {argument.GetAsyncValue()}, per_kernel);
+      std::lock_guard<std::mutex> lock(logged_mutex);
+      order[per_kernel] = logged;
+    }
+    EXPECT_EQ(outcomes[0].results, outcomes[1].results) << x;
+    EXPECT_EQ(outcomes[0].diagnostics, outcomes[1].diagnostics) << x;
+    EXPECT_EQ(outcomes[0].kernel_runs, outcomes[1].kernel_runs) << x;
+    // Every work ran once; on one thread in the same order.
+    std::vector<int32_t> sorted[2] = {order[0], order[1]};
+    std::sort(sorted[0].begin(), sorted[0].end());
+    std::sort(sorted[1].begin(), sorted[1].end());
+    EXPECT_EQ(sorted[0], sorted[1]) << x;
+    if (GetParam() == std::string("s")) {
+      EXPECT_EQ(order[0], order[1]) << x;
+    }
+    if (x == 5) {
+      // Each kernel adds 1, 2, 3, 4 in turn: 6 rounds of 10 on the chain.
+      EXPECT_THAT(outcomes[0].results, ElementsAre("65", "180", "245"));
+    } else if (x == 995) {
+      // The chain passes 1000 before a checked kernel: its work fails.
+      EXPECT_THAT(outcomes[0].results[0], ::testing::HasSubstr("OUT_OF_RANGE: too large"));
     }
   }
 }

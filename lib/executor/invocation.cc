@@ -103,19 +103,11 @@ struct DeferredResume {
   uint32_t next_export = 0;
   uint32_t deferred = 0;  // the step's index in segment_deferred
   uint32_t stream = 0;
-  // An async call step (RunAsyncCall), owned by the step until its task
-  // runs it; null for a deferred step. Out of line: a task of steps must
-  // stay small enough for TaskFunction's inline storage.
-  struct AsyncCall* async_call = nullptr;
-};
-// What an async call step left for its task: the first task the kernel
-// enqueued, which completes `value`, its result `valued_result` (its other
-// results' payloads are in their registers: `emplaced`).
-struct AsyncCall {
-  TaskFunction task;
-  RCReference<AsyncValue> value;
-  uint32_t valued_result = 0;
-  uint32_t emplaced = 0;
+  // An async call step (RunAsyncCall): what its kernel left for the work
+  // queue, owned by the step until its task runs it; null for a deferred
+  // step. Out of line (a value-memory block): a task of steps must stay
+  // small enough for TaskFunction's inline storage.
+  internal::CapturedWork* captured = nullptr;
 };
 // Deferred steps reached one after another and not enqueued yet. Their
 // tasks would be consecutive in the work queue, so one task runs them in
@@ -441,6 +433,13 @@ class Invocation {
   // enqueues as a deferred step of its own with the kernel's users after it.
   void RunAsyncCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
                     uint32_t next_export, uint32_t next_deferred);
+  static void SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
+                                uint32_t emplaced);
+  void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
+                       uint32_t next_deferred, internal::CapturedWork* captured);
+  void EnqueueCaptured(internal::CapturedWork& captured);
+  static void FreeCaptured(internal::CapturedWork* captured);
+  void RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume);
   // Enqueues the loop's pending deferred steps: before anything else is
   // enqueued or anything runs that might enqueue.
   [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
@@ -971,47 +970,126 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
   }
   const auto& step =
       *reinterpret_cast<const ExecutionPlan::TryStep*>(plan_->segment_line[at].attribute_offsets);
-  internal::CapturedTasks captured;
+  const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[at]];
+  auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
+      internal::CapturedWork(context_->host(), Location{&program_->file(), kernel.location()});
   line_direct_call.host = context_->host();
   line_direct_call.context = context_;
   // (A kernel that runs an execution of its own on this thread leaves the
   // capture as it found it.)
-  internal::CapturedTasks* const outer = std::exchange(internal::captured_tasks, &captured);
+  internal::CapturedWork* const outer = std::exchange(internal::captured_work, captured);
   SegmentCursor().Run(at);
-  internal::captured_tasks = outer;
+  internal::captured_work = outer;
   const bool complete = !line_kernel_failed;
   line_kernel_failed = false;
   line_call_incomplete = false;
   DirectCall& call = line_direct_call;
   const uint32_t all = (1u << step.num_results) - 1;
-  if (!complete && captured.first && captured.more.empty() && call.ok() &&
-      call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
+  if (!complete && call.ok() && call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
       (call.emplaced | call.valued) == all) [[likely]] {
-    // The usual async kernel: one task completing its one value.
-    auto* async_call = new AsyncCall;
-    async_call->valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
-    async_call->emplaced = call.emplaced;
-    async_call->task = std::move(captured.first);
-    async_call->value = TakeRef(std::exchange(call.values[async_call->valued_result], nullptr));
-    call.valued = 0;
-    DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
-    resume.async_call = async_call;
-    AddDeferredStep(queue, resume);
-    return;
+    // The usual async kernel: one result given as a value, completed by
+    // the one piece of work it enqueued.
+    const uint32_t valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
+    AsyncValue* const value = call.values[valued_result];
+    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
+        value->NumRef() == 2 && value->IsPristine() &&
+        captured->payload_type == step.result_types[valued_result]) [[likely]] {
+      // EnqueueWork's value, handed back untouched: both its references
+      // are the executor's, and the work writes the result's register.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
+    if (!captured->HasWork() && captured->num_tasks == 1) {
+      // One task the kernel enqueued itself, filling the value.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      captured->task_result = value;  // the kernel's reference
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
   }
   CallOutcome outcome;
   if (!complete) outcome = TakeCallOutcome();
-  // Otherwise its tasks go where its own would have gone, in order, and its
-  // results are made of what it did.
-  if (captured.first) {
-    FlushSteps(queue);
-    context_->host()->EnqueueWork(std::move(captured.first));
-    for (TaskFunction& task : captured.more) context_->host()->EnqueueWork(std::move(task));
-  }
+  // Otherwise its work goes where its own tasks would have gone, in order,
+  // and its results are made of what it did.
+  if (captured->HasWork() || captured->num_tasks != 0) FlushSteps(queue);
+  EnqueueCaptured(*captured);
   if (complete ||
       FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
     ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
   }
+}
+
+// The result an async call step's work or task fills, and the results the
+// kernel wrote before it returned: kept in the block's executor word.
+void Invocation::SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
+                                   uint32_t emplaced) {
+  static_assert(kMaxDirectResults <= 8);
+  captured.executor_word = valued_result | (emplaced << 8);
+}
+
+void Invocation::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                 uint32_t next_export, uint32_t next_deferred,
+                                 internal::CapturedWork* captured) {
+  DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
+  resume.captured = captured;
+  AddDeferredStep(queue, resume);
+}
+
+void Invocation::EnqueueCaptured(internal::CapturedWork& captured) {
+  HostContext* const host = context_->host();
+  std::vector<TaskFunction>* more = captured.more_tasks;
+  uint32_t task = 0;
+  auto enqueue_tasks = [&](uint32_t end) {
+    for (; task < end; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? captured.first_task : (*more)[task - 1]));
+    }
+  };
+  if (captured.HasWork()) {
+    enqueue_tasks(captured.tasks_before_work);
+    // The work completes EnqueueWork's value from a task of its own, as it
+    // would have outside the executor; the block is the value's memory
+    // from here on (the task holds the executor's reference).
+    struct CompleteTask {
+      internal::CapturedWork::Complete complete;
+      internal::CapturedWork::Destroy destroy;
+      void* work;
+      AsyncValue* value;
+      Location location;
+      CompleteTask(internal::CapturedWork& captured)
+          : complete(captured.complete), destroy(captured.destroy), work(captured.work),
+            value(captured.Value()), location(captured.location) {}
+      CompleteTask(const CompleteTask&) = delete;
+      CompleteTask(CompleteTask&& other) noexcept
+          : complete(other.complete), destroy(other.destroy), work(other.work),
+            value(std::exchange(other.value, nullptr)), location(other.location) {}
+      ~CompleteTask() {
+        if (value == nullptr) return;
+        destroy(work);  // never run (the queue went away)
+        value->DropRef();
+      }
+      void operator()() {
+        complete(work, value, location);
+        std::exchange(value, nullptr)->DropRef();
+      }
+    };
+    host->EnqueueWork(CompleteTask(captured));
+  }
+  enqueue_tasks(captured.num_tasks);
+  const bool block_is_value = captured.HasWork();
+  captured.~CapturedWork();
+  if (!block_is_value) internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
+}
+
+void Invocation::FreeCaptured(internal::CapturedWork* captured) {
+  // Its work ran (or it had none); a value of EnqueueWork in it was never
+  // published and holds nothing.
+  captured->~CapturedWork();
+  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
 }
 
 inline void Invocation::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
@@ -1053,38 +1131,8 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
     ready.steps = next;
     for (DeferredResume& resume : *running) {
       ready.stream = resume.stream;
-      if (resume.async_call != nullptr) {
-        // An async call step: the kernel's task, then its users.
-        std::unique_ptr<AsyncCall> call(std::exchange(resume.async_call, nullptr));
-        call->task();
-        const AsyncValue* value = call->value.get();
-        const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
-            plan_->segment_line[resume.position].attribute_offsets);
-        if (value->IsConcrete() && value->type_id() == step.result_types[call->valued_result] &&
-            policy_.DirectKernelsAllowed()) [[likely]] {
-          // Completed by its task, as usual: its payload, and on.
-          std::memcpy(payloads_[step.results[call->valued_result]].bytes, value->ScalarPayload(),
-                      kDirectResultSize);
-          call.reset();
-          ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                          resume.deferred + 1);
-          ProcessQueue(ready);
-          continue;
-        }
-        CallOutcome outcome;
-        outcome.emplaced = call->emplaced;
-        outcome.valued = 1u << call->valued_result;
-        outcome.values[call->valued_result] = std::move(call->value);
-        if (policy_.DirectKernelsAllowed()) [[likely]] {
-          if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
-                         resume.deferred + 1, std::move(outcome))) {
-            ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                            resume.deferred + 1);
-          }
-        } else {
-          SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
-                           std::move(outcome));
-        }
+      if (resume.captured != nullptr) {
+        RunCapturedStep(ready, resume);
         ProcessQueue(ready);
         continue;
       }
@@ -1115,6 +1163,62 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
   }
   current_invocation = previous;
   DropRef();
+}
+
+void Invocation::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
+  // An async call step: the kernel's work or task, then its users.
+  internal::CapturedWork* captured = resume.captured;
+  const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
+      plan_->segment_line[resume.position].attribute_offsets);
+  const uint32_t valued_result = captured->executor_word & 0xff;
+  CallOutcome outcome;
+  outcome.emplaced = captured->executor_word >> 8;
+  if (captured->HasWork()) {
+    void* const payload = payloads_[step.results[valued_result]].bytes;
+    absl::Status* error = captured->run(captured->work, payload);
+    const Location location = captured->location;
+    FreeCaptured(captured);
+    if (error == nullptr) [[likely]] {
+      if (policy_.DirectKernelsAllowed()) [[likely]] {
+        ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                        resume.deferred + 1);
+        return;
+      }
+      outcome.emplaced |= 1u << valued_result;
+    } else {
+      // As EnqueueWork's value would have been: an error at the kernel's
+      // location.
+      outcome.valued = 1u << valued_result;
+      outcome.values[valued_result] = MakeErrorAsyncValueRef(std::move(*error), location);
+      delete error;
+    }
+  } else {
+    captured->first_task();
+    RCReference<AsyncValue> value = TakeRef(std::exchange(captured->task_result, nullptr));
+    FreeCaptured(captured);
+    if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
+        policy_.DirectKernelsAllowed()) [[likely]] {
+      // Completed by its task, as usual: its payload, and on.
+      std::memcpy(payloads_[step.results[valued_result]].bytes, value->ScalarPayload(),
+                  kDirectResultSize);
+      value.reset();
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+      return;
+    }
+    outcome.valued = 1u << valued_result;
+    outcome.values[valued_result] = std::move(value);
+  }
+  if (policy_.DirectKernelsAllowed()) [[likely]] {
+    if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
+                   resume.deferred + 1, std::move(outcome))) {
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+    }
+  } else {
+    SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
+                     std::move(outcome));
+  }
 }
 
 inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,

@@ -7,7 +7,7 @@
 namespace bef {
 namespace internal {
 
-thread_local CapturedTasks* captured_tasks = nullptr;
+thread_local CapturedWork* captured_work = nullptr;
 
 int NextSharedContextId() {
   static std::atomic<int> next{0};
@@ -21,6 +21,15 @@ int NextSharedContextId() {
 }
 
 }  // namespace internal
+
+void HostContext::Capture(internal::CapturedWork& captured, TaskFunction task) {
+  if (captured.num_tasks++ == 0) {
+    captured.first_task = std::move(task);
+    return;
+  }
+  if (captured.more_tasks == nullptr) captured.more_tasks = new std::vector<TaskFunction>;
+  captured.more_tasks->push_back(std::move(task));
+}
 
 HostContext::HostContext(DiagnosticHandler diagnostic_handler,
                          std::unique_ptr<HostAllocator> allocator,

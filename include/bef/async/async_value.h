@@ -199,6 +199,13 @@ class AsyncValue {
   bool IsConstructed() const { return state() == State::kConstructed; }
   bool IsUnconstructed() const { return state() == State::kUnconstructed; }
   bool IsIndirect() const { return indirect_; }
+  // Unconstructed with no waiter: nothing has been asked of or done to
+  // the value yet (its producer may still hand its payload elsewhere when
+  // it holds every reference).
+  bool IsPristine() const {
+    return waiters_and_state_.load(std::memory_order_acquire) ==
+           static_cast<uintptr_t>(State::kUnconstructed);
+  }
 
   // The payload type; for an indirect value, that of the value it was
   // forwarded to (REQUIRES: available).
@@ -298,6 +305,12 @@ class ConcreteAsyncValue : public AsyncValue {
 
   explicit ConcreteAsyncValue(UnconstructedTag)
       : AsyncValue(AsyncValueTypeId<T>(), State::kUnconstructed, false) {}
+  // With `references` references instead of one (a producer that keeps
+  // one for itself without an atomic increment).
+  ConcreteAsyncValue(UnconstructedTag, uint32_t references)
+      : AsyncValue(AsyncValueTypeId<T>(), State::kUnconstructed, false) {
+    ref_count_.store(references, std::memory_order_relaxed);
+  }
   template <typename... Args>
   explicit ConcreteAsyncValue(ConstructedTag, Args&&... args)
       : AsyncValue(AsyncValueTypeId<T>(), State::kConstructed, false) {

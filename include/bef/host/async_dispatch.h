@@ -16,12 +16,21 @@
 // An error is reported at the kernel's location (the context's), as an
 // error a kernel returns is.
 //
+// Called by the executor as an async call step (docs/writing-kernels.md),
+// EnqueueWork keeps `work` inline in the executor's capture block
+// (internal::CapturedWork) when its result fits a register; a kernel that
+// returns the value untouched then has its work run straight into its
+// result's register, with no value published and no task made. A kernel
+// that uses the value in any way gets the behaviour above.
+//
 // `work` captures what it reads by value: the kernel's operands are the
 // executor's and may be gone when the task runs (copy the payload, or keep
 // an AsyncValueRef from Argument<T>::ValueRef()).
 #ifndef BEF_HOST_ASYNC_DISPATCH_H_
 #define BEF_HOST_ASYNC_DISPATCH_H_
 
+#include <cstddef>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -31,6 +40,7 @@
 #include "bef/async/async_value.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_context.h"
+#include "bef/host/kernel_registry.h"
 
 namespace bef {
 namespace internal {
@@ -84,16 +94,90 @@ void CompleteWork(const AsyncValueRef<Payload>& result, F& work, Location locati
   }
 }
 
+// Whether the executor may keep `Work` (returning R) inline in an async
+// call step's CapturedWork (host_context.h): a result that fits a payload
+// register, a work small enough for the block.
+template <typename R, typename Work>
+inline constexpr bool kCapturableWork =
+    std::is_trivially_copyable_v<typename WorkPayload<R>::type> &&
+    sizeof(typename WorkPayload<R>::type) <= kDirectResultSize &&
+    alignof(typename WorkPayload<R>::type) <= alignof(std::max_align_t) &&
+    sizeof(ConcreteAsyncValue<typename WorkPayload<R>::type>) <= CapturedWork::kValueSize &&
+    sizeof(Work) <= CapturedWork::kWorkSize && alignof(Work) <= 16;
+
+template <typename Work>
+absl::Status* RunCapturedWork(void* memory, void* payload) {
+  using R = std::invoke_result_t<Work&>;
+  using Payload = typename WorkPayload<R>::type;
+  Work& work = *std::launder(static_cast<Work*>(memory));
+  absl::Status* error = nullptr;
+  if constexpr (std::is_void_v<R>) {
+    work();
+    ::new (payload) Chain();
+  } else if constexpr (std::is_same_v<R, absl::Status>) {
+    absl::Status status = work();
+    if (status.ok()) {
+      ::new (payload) Chain();
+    } else {
+      error = new absl::Status(std::move(status));
+    }
+  } else if constexpr (IsStatusOr<R>::value) {
+    R value = work();
+    if (value.ok()) {
+      ::new (payload) Payload(*std::move(value));
+    } else {
+      error = new absl::Status(std::move(value).status());
+    }
+  } else {
+    ::new (payload) Payload(work());
+  }
+  work.~Work();
+  return error;
+}
+template <typename Work>
+void CompleteCapturedWork(void* memory, AsyncValue* value, Location location) {
+  using Payload = typename WorkPayload<std::invoke_result_t<Work&>>::type;
+  Work& work = *std::launder(static_cast<Work*>(memory));
+  CompleteWork(AsyncValueRef<Payload>(FormRef(value)), work, location);
+  work.~Work();
+}
+template <typename Work>
+void DestroyCapturedWork(void* memory) {
+  std::launder(static_cast<Work*>(memory))->~Work();
+}
+
 }  // namespace internal
 
 template <typename F>
 [[nodiscard]] AsyncValueRef<typename internal::WorkPayload<std::invoke_result_t<F&>>::type>
 EnqueueWork(const ExecutionContext& context, F&& work) {
-  using Payload = typename internal::WorkPayload<std::invoke_result_t<F&>>::type;
+  using Work = std::decay_t<F>;
+  using R = std::invoke_result_t<F&>;
+  using Payload = typename internal::WorkPayload<R>::type;
+  Location location = context.location();
+  if (internal::CapturedWork* captured = internal::captured_work;
+      captured != nullptr && captured->host == context.host()) [[unlikely]] {
+    // Called by the executor as an async call step: the kernel's location,
+    // and the work kept inline when it can be.
+    location = captured->location;
+    if constexpr (internal::kCapturableWork<R, Work>) {
+      if (!captured->HasWork()) {
+        ::new (static_cast<void*>(captured->work)) Work(std::forward<F>(work));
+        captured->run = &internal::RunCapturedWork<Work>;
+        captured->complete = &internal::CompleteCapturedWork<Work>;
+        captured->destroy = &internal::DestroyCapturedWork<Work>;
+        captured->payload_type = AsyncValueTypeId<Payload>();
+        captured->tasks_before_work = captured->num_tasks;
+        // Two references: the kernel's and the executor's.
+        auto* value = ::new (static_cast<void*>(captured->value)) ConcreteAsyncValue<Payload>(
+            typename ConcreteAsyncValue<Payload>::UnconstructedTag(), 2);
+        return AsyncValueRef<Payload>(TakeRef<AsyncValue>(value));
+      }
+    }
+  }
   AsyncValueRef<Payload> result = MakeUnconstructedAsyncValueRef<Payload>();
   context.host()->EnqueueWork(
-      [result = result.CopyRef(), work = std::forward<F>(work),
-       location = context.location()]() mutable {
+      [result = result.CopyRef(), work = std::forward<F>(work), location]() mutable {
         internal::CompleteWork(result, work, location);
       });
   return result;

@@ -25,6 +25,7 @@
 #include <mutex>
 #include "bef/async/async_value.h"
 #include "bef/async/async_value_ref.h"
+#include "bef/async/location.h"
 #include "bef/host/diagnostic.h"
 #include "bef/host/host_allocator.h"
 #include "bef/host/kernel_registry.h"
@@ -45,16 +46,68 @@ class SharedContext {
 };
 
 namespace internal {
-// The tasks a kernel enqueues while the executor calls it as an async call
-// step of a segment (lib/executor, execution_plan.h): the executor runs the
-// first from a task of its own, with the kernel's users after it, where
-// the kernel's task would have run; any further ones it enqueues in order
-// after the call. Null whenever no such call is running on the thread.
-struct CapturedTasks {
-  TaskFunction first;
-  std::vector<TaskFunction> more;
+// What a kernel hands the work queue while the executor calls it as an
+// async call step of a segment (lib/executor, execution_plan.h "Async call
+// steps"). The executor allocates one per such call from the value free
+// lists (AllocateValueMemory), points `captured_work` at it for the call
+// (for kernels of `host` only), and afterwards runs what the kernel left
+// where the kernel's own task would have run, with the kernel's users
+// after it:
+//   - the first EnqueueWork(context, work) of a result that fits a payload
+//     register (async_dispatch.h) is kept inline: `work` holds the work,
+//     `value` the ConcreteAsyncValue EnqueueWork returned (unconstructed,
+//     two references: the kernel's and the executor's). When the kernel
+//     hands that value back untouched as its result, the executor runs the
+//     work straight into the result's register: no value is ever
+//     published, no task or heap block is made (`run`). Otherwise the work
+//     completes the value from a task, as EnqueueWork always would
+//     (`complete`); the block is then the value's own memory (it sits at
+//     offset 0) and is freed with it.
+//   - tasks HostContext::EnqueueWork receives are kept in order
+//     (`first_task`, then `more_tasks`).
+// Null whenever no such call is running on the thread.
+struct CapturedWork {
+  static constexpr size_t kValueSize = 48;
+  static constexpr size_t kWorkSize = 64;
+  // Runs the work, writes its result's payload to `payload` (a register of
+  // kDirectResultSize bytes), destroys the work; an error comes back on the
+  // heap (null: none).
+  using Run = absl::Status* (*)(void* work, void* payload);
+  // Runs the work into `value` (emplace, or SetError at `location`) and
+  // destroys the work.
+  using Complete = void (*)(void* work, AsyncValue* value, Location location);
+  using Destroy = void (*)(void* work);
+
+  CapturedWork(HostContext* host, Location location) : host(host), location(location) {}
+  ~CapturedWork() { delete more_tasks; }
+  CapturedWork(const CapturedWork&) = delete;
+  CapturedWork& operator=(const CapturedWork&) = delete;
+
+  AsyncValue* Value() { return reinterpret_cast<AsyncValue*>(value); }
+  bool HasWork() const { return run != nullptr; }
+
+  // First: the value's own block when it outlives the call.
+  alignas(16) unsigned char value[kValueSize];
+  // Set by the executor.
+  HostContext* host;
+  Location location;  // the kernel's: where work errors are reported
+  // Set by EnqueueWork; run is null when no work was kept.
+  Run run = nullptr;
+  Complete complete = nullptr;
+  Destroy destroy = nullptr;
+  uint16_t payload_type = 0;  // the value's payload type id
+  uint32_t tasks_before_work = 0;  // tasks enqueued before the work
+  uint32_t num_tasks = 0;
+  alignas(16) unsigned char work[kWorkSize];
+  // Set by HostContext::EnqueueWork.
+  TaskFunction first_task;
+  std::vector<TaskFunction>* more_tasks = nullptr;
+  // The executor's: the result value a kernel gave with its one task, and
+  // a word of its own (which result the work fills, which the kernel wrote).
+  AsyncValue* task_result = nullptr;
+  uint32_t executor_word = 0;
 };
-extern thread_local CapturedTasks* captured_tasks;
+extern thread_local CapturedWork* captured_work;
 inline constexpr int kMaxSharedContexts = 256;
 int NextSharedContextId();
 template <typename T>
@@ -88,9 +141,9 @@ class HostContext {
 
   // Work-queue tasks are traced (tracing.h) when tracing is on.
   void EnqueueWork(TaskFunction task) {
-    if (internal::CapturedTasks* captured = internal::captured_tasks; captured != nullptr)
-        [[unlikely]] {
-      (captured->first ? captured->more.emplace_back() : captured->first) = std::move(task);
+    if (internal::CapturedWork* captured = internal::captured_work;
+        captured != nullptr && captured->host == this) [[unlikely]] {
+      Capture(*captured, std::move(task));
       return;
     }
     work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
@@ -137,6 +190,7 @@ class HostContext {
   }
 
  private:
+  static void Capture(internal::CapturedWork& captured, TaskFunction task);
   // `task` itself (moved once, into the queue's parameter), or wrapped in a
   // trace span when tracing is on.
   static TaskFunction&& MaybeTraced(TaskFunction&& task, const char* name) {
