@@ -527,6 +527,25 @@ class SegmentTest : public testing::ExecutorFixture {
     std::vector<std::string> diagnostics;
     int kernel_runs;
   };
+  // Runs `program` on argument x on the segments ([0]) and kernel by kernel
+  // ([1]), each with the log it made (`logged`), and expects the same
+  // results, diagnostics and kernel runs.
+  void RunBothWays(const BefProgram& program, int32_t x, Outcome outcomes[2],
+                   std::vector<int32_t> order[2]) {
+    for (bool per_kernel : {false, true}) {
+      {
+        std::lock_guard<std::mutex> lock(logged_mutex);
+        logged.clear();
+      }
+      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+      outcomes[per_kernel] = RunOnce(program, {argument.GetAsyncValue()}, per_kernel);
+      std::lock_guard<std::mutex> lock(logged_mutex);
+      order[per_kernel] = logged;
+    }
+    EXPECT_EQ(outcomes[0].results, outcomes[1].results) << x;
+    EXPECT_EQ(outcomes[0].diagnostics, outcomes[1].diagnostics) << x;
+    EXPECT_EQ(outcomes[0].kernel_runs, outcomes[1].kernel_runs) << x;
+  }
   // One run, on the segments (per_kernel = false) or kernel by kernel.
   Outcome RunOnce(const BefProgram& program, std::vector<AsyncValue*> arguments,
                   bool per_kernel, RequestContext** request_out = nullptr) {
@@ -1224,19 +1243,7 @@ TEST_P(SegmentTest, CallStepsKeepTheFramePathsResultsErrorsAndOrder) {
   for (int32_t x : {5, -20, -100, 2000}) {
     std::vector<int32_t> order[2];
     Outcome outcomes[2];
-    for (bool per_kernel : {false, true}) {
-      {
-        std::lock_guard<std::mutex> lock(logged_mutex);
-        logged.clear();
-      }
-      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
-      outcomes[per_kernel] = RunOnce(*program, {argument.GetAsyncValue()}, per_kernel);
-      std::lock_guard<std::mutex> lock(logged_mutex);
-      order[per_kernel] = logged;
-    }
-    EXPECT_EQ(outcomes[0].results, outcomes[1].results) << x;
-    EXPECT_EQ(outcomes[0].diagnostics, outcomes[1].diagnostics) << x;
-    EXPECT_EQ(outcomes[0].kernel_runs, outcomes[1].kernel_runs) << x;
+    RunBothWays(*program, x, outcomes, order);
     EXPECT_EQ(order[0], order[1]) << x;
     if (x == 5) {
       EXPECT_THAT(outcomes[0].results, ElementsAre("45", "value", "90", "135"));
@@ -1292,19 +1299,7 @@ TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
   for (int32_t x : {5, 995, 2000}) {
     std::vector<int32_t> order[2];
     Outcome outcomes[2];
-    for (bool per_kernel : {false, true}) {
-      {
-        std::lock_guard<std::mutex> lock(logged_mutex);
-        logged.clear();
-      }
-      AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
-      outcomes[per_kernel] = RunOnce(*program, {argument.GetAsyncValue()}, per_kernel);
-      std::lock_guard<std::mutex> lock(logged_mutex);
-      order[per_kernel] = logged;
-    }
-    EXPECT_EQ(outcomes[0].results, outcomes[1].results) << x;
-    EXPECT_EQ(outcomes[0].diagnostics, outcomes[1].diagnostics) << x;
-    EXPECT_EQ(outcomes[0].kernel_runs, outcomes[1].kernel_runs) << x;
+    RunBothWays(*program, x, outcomes, order);
     // Every work ran once; on one thread in the same order.
     std::vector<int32_t> sorted[2] = {order[0], order[1]};
     std::sort(sorted[0].begin(), sorted[0].end());
