@@ -1077,12 +1077,24 @@ void Invocation::EnqueueCaptured(internal::CapturedWork& captured) {
         std::exchange(value, nullptr)->DropRef();
       }
     };
-    host->EnqueueWork(CompleteTask(captured));
+    // Once the task is enqueued it may run, complete the value and free
+    // the block: the tasks enqueued after the work leave the block first.
+    const uint32_t num_tasks = captured.num_tasks;
+    TaskFunction first_after_work;
+    if (task == 0 && num_tasks != 0) first_after_work = std::move(captured.first_task);
+    std::unique_ptr<std::vector<TaskFunction>> more_after_work(
+        std::exchange(captured.more_tasks, nullptr));
+    CompleteTask complete_task(captured);
+    captured.~CapturedWork();
+    host->EnqueueWork(std::move(complete_task));
+    for (; task < num_tasks; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? first_after_work : (*more_after_work)[task - 1]));
+    }
+    return;
   }
   enqueue_tasks(captured.num_tasks);
-  const bool block_is_value = captured.HasWork();
   captured.~CapturedWork();
-  if (!block_is_value) internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
+  internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
 }
 
 void Invocation::FreeCaptured(internal::CapturedWork* captured) {
