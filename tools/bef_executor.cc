@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/executor/bef_program.h"
 #include "bef/format/format_error.h"
+#include "bef/host/function_run.h"
 #include "bef/host/host_context.h"
 #include "bef/kernels/kernel_types.h"
 #include "bef/loader/bef_file.h"
@@ -280,9 +282,9 @@ class Driver {
     if (name.empty()) return;
     PrintToStdout(absl::StrCat("--- Running '", name, "':\n"));
     ResourceContext resources;
-    ExecutionContext context(RequestContext::Create(&host, &resources));
     const auto& types = function->result_types();
     if (function->kind() == FunctionKind::kSyncBefFunction) {
+      ExecutionContext context(RequestContext::Create(&host, &resources));
       std::vector<SyncValue> values(function->num_results());
       std::vector<SyncValue*> results;
       for (SyncValue& value : values) results.push_back(&value);
@@ -301,9 +303,20 @@ class Driver {
         PrintToStdout(absl::StrCat("'", name, "' returned ", absl::StrJoin(texts, ","), "\n"));
       }
     } else {
-      std::vector<RCReference<AsyncValue>> results(function->num_results());
-      function->Execute(context, {}, results);
-      host.Await(results);
+      // Waits for the results, or for the request's cancellation (a run
+      // can always end, even when a kernel of it never completes a result;
+      // docs/executor-semantics.md §4): then what is queued still runs, as
+      // it would have before the results, and what stays pending is the
+      // cancellation's error.
+      FunctionRun run(*function, &host, &resources, {}, nullptr, 0);
+      run.Execute();
+      const RCReference<AsyncValue> done = run.Done();
+      host.Await({&done, 1});
+      std::span<RCReference<AsyncValue>> results = run.results();
+      if (run.request().IsCancelled()) {
+        host.Quiesce();
+        run.Settle();
+      }
       if (!results.empty()) {
         std::vector<std::string> texts;
         for (size_t i = 0; i < results.size(); ++i) {

@@ -20,6 +20,8 @@ RequestContext::~RequestContext() {
     host_->timer_queue().Cancel(deadline_->timer);
   }
   if (AsyncValue* cancel = cancel_value_.load()) cancel->DropRef();
+  // Ended uncancelled: whoever waits on the signal stops waiting on it.
+  if (cancellation_signal_) cancellation_signal_->emplace<Chain>();
 }
 
 void RequestContext::SetKernelBudget(int64_t kernels) {
@@ -35,12 +37,32 @@ void RequestContext::ExhaustKernelBudget() {
 }
 
 void RequestContext::Cancel(absl::Status status) {
-  RCReference<AsyncValue> error = MakeErrorAsyncValueRef(std::move(status));
+  RCReference<AsyncValue> error = MakeErrorAsyncValueRef(status);
   AsyncValue* expected = nullptr;
-  if (cancel_value_.compare_exchange_strong(expected, error.get(),
-                                            std::memory_order_acq_rel)) {
-    error.release();  // owned by the request now
+  if (!cancel_value_.compare_exchange_strong(expected, error.get(),
+                                             std::memory_order_acq_rel)) {
+    return;
   }
+  error.release();  // owned by the request now
+  // A signal made before the cancellation gets its error (its waiters run
+  // here, without the lock); one asked for from now on is the error value.
+  RCReference<AsyncValue> signal;
+  {
+    std::lock_guard<std::mutex> lock(data_mutex_);
+    signal = std::move(cancellation_signal_);
+  }
+  if (signal) signal->SetError(std::move(status));
+}
+
+RCReference<AsyncValue> RequestContext::CancellationSignal() {
+  std::lock_guard<std::mutex> lock(data_mutex_);
+  // Cancel publishes the error value before it takes the signal, under
+  // this lock: either the error is seen here, or Cancel takes the signal.
+  if (AsyncValue* cancelled = GetCancelAsyncValue()) return FormRef(cancelled);
+  if (!cancellation_signal_) {
+    cancellation_signal_ = MakeUnconstructedAsyncValueRef<Chain>().ReleaseRCRef();
+  }
+  return cancellation_signal_;
 }
 
 void RequestContext::SetDeadline(absl::Time deadline) {

@@ -1,5 +1,7 @@
 #include "bef/host/function_run.h"
 
+#include <atomic>
+#include <memory>
 #include <utility>
 
 #include "bef/async/async_value_ref.h"
@@ -42,6 +44,51 @@ void FunctionRun::Execute() {
   for (const RCReference<AsyncValue>& argument : arguments_) pointers.push_back(argument.get());
   ExecutionContext context(request_);
   function_->Execute(context, pointers, results_);
+}
+
+RCReference<AsyncValue> FunctionRun::Done() {
+  // Exactly the results counted get a waiter (one may become available
+  // meanwhile: AndThen then runs its waiter at once).
+  absl::InlinedVector<AsyncValue*, 4> unavailable;
+  for (const RCReference<AsyncValue>& result : results_) {
+    if (result->IsUnavailable()) unavailable.push_back(result.get());
+  }
+  if (unavailable.empty()) return FormRef(GetReadyChainValue());  // the usual case
+  // Whichever comes first: the last result, or the cancellation. A result
+  // that is never completed keeps this state (not a thread) for good.
+  struct State {
+    explicit State(size_t pending) : pending(pending) {}
+    std::atomic<size_t> pending;
+    std::atomic<bool> fired{false};
+    AsyncValueRef<Chain> done = MakeUnconstructedAsyncValueRef<Chain>();
+    void Fire() {
+      if (!fired.exchange(true, std::memory_order_acq_rel)) done.emplace();
+    }
+  };
+  auto state = std::make_shared<State>(unavailable.size());
+  RCReference<AsyncValue> done = state->done.CopyRCRef();
+  for (AsyncValue* result : unavailable) {
+    result->AndThen([state] {
+      if (state->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) state->Fire();
+    });
+  }
+  RCReference<AsyncValue> signal = request_->CancellationSignal();
+  // (The waiter runs while the signal is alive: from its completion, or
+  // here, where `signal` holds it.)
+  AsyncValue* const cancellation = signal.get();
+  signal->AndThen([state, cancellation] {
+    if (cancellation->IsError()) state->Fire();  // cancelled, not ended
+  });
+  return done;
+}
+
+void FunctionRun::Settle() {
+  AsyncValue* cancelled = request_->GetCancelAsyncValue();
+  for (RCReference<AsyncValue>& result : results_) {
+    if (!result->IsUnavailable()) continue;
+    BEF_DEBUG_CHECK(cancelled != nullptr, "Settle before Done is available");
+    result = FormRef(cancelled);
+  }
 }
 
 int FunctionRun::FirstErrorResult() const {

@@ -1,7 +1,10 @@
 // FunctionRun: chains filled in, inputs in order, the keep-alive held as
-// long as the request, outputs without chains, the first error found.
+// long as the request, outputs without chains, the first error found; a run
+// that can always end (Done at its results or its cancellation, Settle);
+// RequestContext::CancellationSignal.
 #include "bef/host/function_run.h"
 
+#include <chrono>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -99,6 +102,95 @@ TEST(FunctionRunTest, TheRequestHoldsTheKeepAliveAfterTheRunIsGone) {
   EXPECT_FALSE(watched.expired());
   function.request.reset();
   EXPECT_TRUE(watched.expired());
+}
+
+// () -> (i32, i32): 1, and a value the test completes (or never does).
+class PendingFunction : public Function {
+ public:
+  PendingFunction() : Function("pending", FunctionKind::kBefFunction, {}, {"i32", "i32"}) {}
+  void Execute(const ExecutionContext&, std::span<AsyncValue* const>,
+               std::span<RCReference<AsyncValue>> results) const override {
+    results[0] = MakeAvailableAsyncValueRef<int32_t>(1).ReleaseRCRef();
+    results[1] = pending.CopyRCRef();
+  }
+  AsyncValueRef<int32_t> pending = MakeUnconstructedAsyncValueRef<int32_t>();
+};
+
+TEST(FunctionRunTest, DoneAtOnceWhenEveryResultIs) {
+  auto host = MakeHost();
+  SumFunction function;
+  FunctionRun run(function, host.get(), nullptr, Inputs(1, 2), nullptr, 1);
+  run.Execute();
+  EXPECT_TRUE(run.Done()->IsAvailable());
+  run.Settle();
+  EXPECT_EQ(run.results()[0]->get<int32_t>(), 3);
+}
+
+TEST(FunctionRunTest, DoneWhenTheLastResultIs) {
+  auto host = MakeHost();
+  PendingFunction function;
+  FunctionRun run(function, host.get(), nullptr, {}, nullptr, 1);
+  run.Execute();
+  RCReference<AsyncValue> done = run.Done();
+  EXPECT_FALSE(done->IsAvailable());
+  function.pending.emplace(5);
+  ASSERT_TRUE(done->IsConcrete());
+  run.Settle();
+  EXPECT_EQ(run.results()[1]->get<int32_t>(), 5);
+  EXPECT_EQ(run.FirstErrorResult(), -1);
+}
+
+TEST(FunctionRunTest, ARunWhoseResultNeverCompletesEndsWhenCancelled) {
+  auto host = MakeHost();
+  PendingFunction function;
+  FunctionRun run(function, host.get(), nullptr, {}, nullptr, 1);
+  run.Execute();
+  RCReference<AsyncValue> done = run.Done();
+  EXPECT_FALSE(done->IsAvailable());
+  run.request().Cancel();
+  ASSERT_TRUE(done->IsConcrete());
+  run.Settle();
+  EXPECT_EQ(run.results()[0]->get<int32_t>(), 1);  // what was there stays
+  ASSERT_EQ(run.FirstErrorResult(), 1);
+  EXPECT_EQ(run.results()[1]->GetErrorInfo().status.code(), absl::StatusCode::kCancelled);
+  function.pending.emplace(5);  // later: unseen
+  EXPECT_TRUE(run.results()[1]->IsError());
+}
+
+TEST(FunctionRunTest, ARunWhoseResultNeverCompletesEndsAtItsDeadline) {
+  // (On the single-threaded queue: its Await is woken by the timer thread.)
+  auto host = MakeHost();
+  PendingFunction function;
+  FunctionRun run(function, host.get(), nullptr, {}, nullptr, 1);
+  run.request().SetDeadline(absl::Now() + absl::Milliseconds(20));
+  run.Execute();
+  const auto start = std::chrono::steady_clock::now();
+  RCReference<AsyncValue> done = run.Done();
+  host->Await({&done, 1});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  run.Settle();
+  ASSERT_EQ(run.FirstErrorResult(), 1);
+  EXPECT_EQ(run.results()[1]->GetErrorInfo().status.code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(RequestContextTest, TheCancellationSignal) {
+  auto host = MakeHost();
+  // Made before the cancellation: its error from then on.
+  RCReference<RequestContext> request = RequestContext::Create(host.get(), nullptr);
+  RCReference<AsyncValue> before = request->CancellationSignal();
+  EXPECT_FALSE(before->IsAvailable());
+  request->Cancel(absl::DeadlineExceededError("late"));
+  ASSERT_TRUE(before->IsError());
+  EXPECT_EQ(before->GetErrorInfo().status.message(), "late");
+  // Asked for after it: the error at once.
+  RCReference<AsyncValue> after = request->CancellationSignal();
+  ASSERT_TRUE(after->IsError());
+  EXPECT_EQ(after->GetErrorInfo().status.code(), absl::StatusCode::kDeadlineExceeded);
+  // A request that ends uncancelled: an available chain.
+  RCReference<RequestContext> ended = RequestContext::Create(host.get(), nullptr);
+  RCReference<AsyncValue> signal = ended->CancellationSignal();
+  ended.reset();
+  EXPECT_TRUE(signal->IsConcrete());
 }
 
 }  // namespace

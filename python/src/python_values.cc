@@ -1,5 +1,6 @@
 #include "python/src/python_values.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -406,10 +407,22 @@ py::object TensorToPython(std::string_view type, AsyncValue* value) {
   }
   py::dtype numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
   if (tensor.buffer() == nullptr || tensor.DataSize() == 0) return py::array(numpy_dtype, shape);
-  py::object base = NewTensorBuffer(tensor.buffer());
+  // A result the runtime may still read through another reference (a
+  // tfrt.once cache, another result of the run, an earlier conversion of
+  // this one) is copied, so that writing into the array never changes what
+  // a later run reads; a read-only one (your array, the BEF file's
+  // constant) is viewed read-only; any other is the array's own buffer.
+  const bool shared =
+      !tensor.read_only() && (!value->IsUnique() || tensor.buffer()->NumRef() > 1);
   py::array array;
   try {
-    array = py::array(numpy_dtype, shape, tensor.data(), base);
+    if (shared) {
+      array = py::array(numpy_dtype, shape);
+      std::memcpy(array.mutable_data(), tensor.data(),
+                  std::min<size_t>(static_cast<size_t>(array.nbytes()), tensor.DataSize()));
+    } else {
+      array = py::array(numpy_dtype, shape, tensor.data(), NewTensorBuffer(tensor.buffer()));
+    }
   } catch (py::error_already_set& error) {
     if (!error.matches(PyExc_Exception)) throw;
     // More dimensions than NumPy holds (32).

@@ -446,6 +446,23 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       details["location"] = location.empty() ? py::object(py::none()) : Text(location);
       ThrowError(type, std::string(error.status.message()), details);
     }
+    // A result value something else still holds is copied into its array
+    // (python_values.cc, TensorToPython): a tfrt.once cache, another
+    // result. The executor lets go of the values a run returned an instant
+    // after they became available; wait that instant (bounded) so that a
+    // result only the run returned is viewed, not copied.
+    bool shared = false;
+    for (const RCReference<AsyncValue>& result : results) {
+      shared |= result->IsType<DenseHostTensor>() &&
+                !result->get<DenseHostTensor>().read_only() && !result->IsUnique();
+    }
+    if (shared && run_->request().NumRef() > 1) {
+      bef::python::ReleasedGil release;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (run_->request().NumRef() > 1 && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::yield();
+      }
+    }
     const std::vector<std::string_view>& types = function_->result_types();
     std::vector<py::object> outputs;
     for (size_t i = 0; i < results.size(); ++i) {
@@ -489,8 +506,9 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       while (turn_taken) {
         if (AsyncValue* cancelled = run_->request().GetCancelAsyncValue()) {
           lock.unlock();
+          // It never started: every result is the error.
           for (RCReference<AsyncValue>& result : run_->results()) result = FormRef(cancelled);
-          WatchResults();
+          Finish();
           return;
         }
         turn_free.wait_for(lock, std::chrono::milliseconds(5));
@@ -499,32 +517,19 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       turn.held = true;
     }
     run_->Execute();
+    // The run ends when its results are available or its request is
+    // cancelled (timeout=, Ctrl-C, future.cancel()), whichever is first,
+    // even when a kernel of it never completes a result: what is still
+    // pending is then the cancellation's error (FunctionRun::Done).
+    RCReference<AsyncValue> done = run_->Done();
     if (state_->single_threaded) {
       // The single-threaded queue runs queued work only in Await.
-      std::vector<AsyncValue*> waiting;
-      for (const auto& result : run_->results()) waiting.push_back(result.get());
-      state_->host->Await(waiting);
+      state_->host->Await({&done, 1});
     }
-    WatchResults();
-  }
-
-  void WatchResults() {
-    // Exactly the results counted get a callback (AndThen runs at once on
-    // a result that became available in between).
-    std::vector<AsyncValue*> unavailable;
-    for (const auto& result : run_->results()) {
-      if (result->IsUnavailable()) unavailable.push_back(result.get());
-    }
-    if (unavailable.empty()) {
-      Finish();
-      return;
-    }
-    pending_.store(unavailable.size(), std::memory_order_relaxed);
-    for (AsyncValue* result : unavailable) {
-      result->AndThen([call = shared_from_this()] {
-        if (call->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) call->Finish();
-      });
-    }
+    done->AndThen([call = shared_from_this()] {
+      call->run_->Settle();
+      call->Finish();
+    });
   }
 
   void Finish() {
@@ -543,7 +548,6 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   int64_t token_;
   std::optional<FunctionRun> run_;  // set by Start
   bool notify_ = false;
-  std::atomic<size_t> pending_{0};
   std::mutex mutex_;
   std::condition_variable finished_;
   std::atomic<int> waiters_{0};

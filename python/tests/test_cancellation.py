@@ -246,3 +246,93 @@ def test_exit_while_a_daemon_thread_is_inside_the_runtime(bef_path, inside):
         assert child.returncode == 0, (child.returncode, child.stderr[-2000:])
         assert "terminate called" not in child.stderr
         assert "exiting" in child.stdout
+
+
+# A run that can never end on its own: @loop's tfrt.once of itself comes
+# from the continuation of a condition a blocking thread's sleep completes
+# (never on the evaluation's stack), so its placeholder waits for the
+# evaluation that waits for it (docs/executor-semantics.md §9).
+NEVER_ENDS = """
+func.func @loop() -> i32 {
+  %us = tfrt.constant.i32 1000
+  %slept = "tfrt_test.blocking.usleep"(%us) : (i32) -> !tfrt.chain
+  %true = tfrt.constant.i1 1
+  %t = "tfrt_test.identity"(%slept, %true) : (!tfrt.chain, i1) -> i1
+  %r = tfrt.if %t : () -> i32 {
+    %x = tfrt.once @loop() : () -> (i32)
+    tfrt.return %x : i32
+  } else {
+    %c = tfrt.constant.i32 0
+    tfrt.return %c : i32
+  }
+  tfrt.return %r : i32
+}
+
+func.func @never_ends(%x : i32) -> i32 {
+  %r = tfrt.once @loop() : () -> (i32)
+  tfrt.return %r : i32
+}
+
+func.func @add(%a : i32, %b : i32) -> i32 {
+  %r = tfrt.add.i32 %a, %b
+  tfrt.return %r : i32
+}
+"""
+
+
+@pytest.mark.parametrize("work_queue", ["s", "mstd:2"])
+def test_a_run_that_never_ends_ends_at_its_deadline(work_queue):
+    program = bef.load(bef.mlir_to_bef(NEVER_ENDS), work_queue=work_queue)
+    for _ in range(3):  # each holds no thread: the next runs as the first
+        start = time.monotonic()
+        with pytest.raises(bef.DeadlineExceededError):
+            program.run("never_ends", 1, timeout=0.2)
+        assert time.monotonic() - start < 10
+    future = program.run_async("never_ends", 1, timeout=0.2)
+    assert isinstance(future.exception(timeout=10), bef.DeadlineExceededError)
+    assert program.run("add", 1, 2, timeout=10) == 3
+
+
+def test_a_run_that_never_ends_ends_when_cancelled():
+    program = bef.load(bef.mlir_to_bef(NEVER_ENDS), work_queue="mstd:2")
+    future = program.run_async("never_ends", 1)
+    time.sleep(0.1)
+    assert not future.done()
+    assert future.cancel()
+    deadline = time.monotonic() + 10
+    while not future._call.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert future._call.done(), "a cancelled run that cannot end was still waited for"
+    with pytest.raises(bef.CancelledError):
+        future._call.result()
+    assert program.run("add", 2, 3, timeout=10) == 5
+
+
+def test_ctrl_c_ends_a_run_that_never_ends_on_s(tmp_path):
+    # On "s" the run is the caller's own (run and run_async alike): Ctrl-C
+    # cancels it, and it ends although nothing of it will ever complete.
+    path = tmp_path / "never.bef"
+    path.write_bytes(bef.mlir_to_bef(NEVER_ENDS))
+    script = textwrap.dedent(f"""
+        import time, bef
+        program = bef.load({str(path)!r}, work_queue="s")
+        print("ready", flush=True)
+        start = time.monotonic()
+        try:
+            program.run("never_ends", 1)
+        except KeyboardInterrupt:
+            print("interrupted after %.3f s" % (time.monotonic() - start), flush=True)
+        print("after:", program.run("add", 2, 3, timeout=10), flush=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        child.send_signal(signal.SIGINT)
+        output, _ = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert "interrupted after" in output, output
+    assert "after: 5" in output, output
+    assert child.returncode == 0

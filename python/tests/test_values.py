@@ -164,3 +164,47 @@ def test_opaque_values_round_trip(program):
         program.run("echo_tensor", shape)
     with pytest.raises(bef.ArgumentError, match="bef.Value"):
         program.run("num_elements", (3, 4))
+
+
+CACHED = """
+func.func @filled() -> (!tfrt_tensor.tensor, !tfrt.chain) {
+  %c = tfrt.new.chain
+  %t = "tfrt_dht.create_uninitialized_tensor.f32.1"() {shape = [2 : i64]} : () -> !tfrt_tensor.tensor
+  %c1 = "tfrt_dht.fill_tensor_with_constant.f32"(%t, %c) {value = 1.5 : f32} : (!tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  tfrt.return %t, %c1 : !tfrt_tensor.tensor, !tfrt.chain
+}
+
+func.func @cached() -> (!tfrt_tensor.tensor, !tfrt.chain) {
+  %t, %c = tfrt.once @filled() : () -> (!tfrt_tensor.tensor, !tfrt.chain)
+  tfrt.return %t, %c : !tfrt_tensor.tensor, !tfrt.chain
+}
+
+func.func @twice() -> (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) {
+  %t, %c = tfrt.call @filled() : () -> (!tfrt_tensor.tensor, !tfrt.chain)
+  tfrt.return %t, %t, %c : !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain
+}
+"""
+
+
+@pytest.mark.parametrize("work_queue", ["s", "mstd:2"])
+def test_results_never_alias_what_a_later_run_reads(work_queue):
+    program = bef.load(bef.mlir_to_bef(CACHED), work_queue=work_queue)
+    # A tfrt.once-cached tensor comes back as a copy: writing into it does
+    # not change the cache.
+    first = program.run("cached")
+    assert first.flags.writeable
+    first[:] = 99.0
+    again = program.run("cached")
+    np.testing.assert_array_equal(again, [1.5, 1.5])
+    assert not np.shares_memory(first, again)
+    # One tensor returned twice: two arrays that do not alias each other.
+    a, b = program.run("twice")
+    a[0] = 7.0
+    np.testing.assert_array_equal(b, [1.5, 1.5])
+    # A tensor only the result holds is the array's own buffer, writable
+    # (on "s" the run's last kernel has let go of it when the run returns;
+    # on threads it may still hold it an instant, and the array is a copy).
+    tensor = program.run("filled")
+    assert tensor.flags.writeable
+    if work_queue == "s":
+        assert isinstance(tensor.base, bef.TensorBuffer)

@@ -83,7 +83,12 @@ void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadli
   Watch(&watched);
   const auto start = std::chrono::steady_clock::now();
   run.Execute();
-  WaitForAll(results, run.request().host()->work_queue());
+  // Until the results are available or the request is cancelled (its
+  // deadline, the watchdog): a run with a kernel that never completes a
+  // result still ends, its pending results the cancellation's error.
+  const RCReference<AsyncValue> done = run.Done();
+  WaitForAll({&done, 1}, run.request().host()->work_queue());
+  run.Settle();
   if (streak != nullptr) {
     streak->Observe(std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)

@@ -110,7 +110,8 @@ class RunLimits {
   // (bef_serve_cancelled_total).
   uint64_t cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
-  // Executes `run` under these limits and waits for every result: its
+  // Executes `run` under these limits and waits for every result, or for
+  // its cancellation (then what is pending is the cancellation's error): its
   // request's deadline is `requested_deadline` capped by max_run_time; while
   // it runs, the watchdog asks the server's stop and `stop` (may be empty)
   // whether it must end. A run started after the stop fails at once (every

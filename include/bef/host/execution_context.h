@@ -82,6 +82,12 @@ class RequestContext {
   }
   // Cancels the request (the first call wins).
   void Cancel(absl::Status status = absl::CancelledError("Cancelled"));
+  // A chain value that becomes the cancellation's error when the request is
+  // cancelled (Cancel, its deadline, its kernel budget; at once if it
+  // already is), and an available chain if the request ends uncancelled.
+  // How a caller stops waiting for a run that cannot end on its own (a
+  // kernel whose result is never completed): FunctionRun::Done.
+  RCReference<AsyncValue> CancellationSignal();
   // Cancels the request with DEADLINE_EXCEEDED ("Deadline exceeded") at
   // `deadline` (at once if it has passed). A later call replaces the
   // deadline; the timer never outlives the request.
@@ -138,6 +144,9 @@ class RequestContext {
     return it == data_.end() ? nullptr : std::any_cast<T>(&it->second);
   }
 
+  // References held: the caller's, and one per execution still running
+  // under the request (the executor lets go once its last kernel has run).
+  uint32_t NumRef() const { return ref_count_.load(std::memory_order_acquire); }
   void AddRef() { ref_count_.fetch_add(1, std::memory_order_relaxed); }
   void DropRef() {
     if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -168,6 +177,9 @@ class RequestContext {
   std::shared_ptr<DeadlineState> deadline_;
   std::shared_ptr<const void> keep_alive_;
   std::mutex data_mutex_;
+  // Made by the first CancellationSignal() before a cancellation; taken
+  // (and completed) by Cancel or the destructor. Guarded by data_mutex_.
+  RCReference<AsyncValue> cancellation_signal_;
   absl::flat_hash_map<std::type_index, std::any> data_;
 };
 

@@ -9,7 +9,8 @@
 //   call.request().SetDeadline(absl::Now() + absl::Seconds(1));  // optional
 //   call.Execute();                 // on this thread, as far as the executor
 //                                   // runs the function inline
-//   host.Await(call.results());     // or AndThen on each result
+//   host.Await({call.Done()});      // or AndThen: results, or cancellation
+//   call.Settle();                  // results still pending: the error
 //
 // The caller gives the values of the function's non-chain arguments only, in
 // order (NumInputs); every `!tfrt.chain` argument gets the ready chain. The
@@ -62,6 +63,18 @@ class FunctionRun {
   // Executes the function on this thread (it returns once the executor has
   // run what it can inline; results may still be pending). Once per run.
   void Execute();
+
+  // A chain that becomes available once every result is, or once the
+  // request is cancelled (Cancel, its deadline, a kernel budget), whichever
+  // comes first: what a caller waits on (Await, AndThen), so that a run
+  // always ends at its deadline or cancellation, even when a kernel of it
+  // never completes a result. Nothing of the run is interrupted; it is no
+  // longer waited for. Then Settle(). REQUIRES: Execute() has run.
+  RCReference<AsyncValue> Done();
+  // Every result still unavailable becomes the request's cancellation error
+  // (the run was abandoned; its kernels finish, or not, unseen).
+  // REQUIRES: Done() is available.
+  void Settle();
 
   // Every result, chains included (in the function's order).
   std::span<RCReference<AsyncValue>> results() { return results_; }
