@@ -196,6 +196,25 @@ class RunsEndTest(Repository):
         self.assertEqual(infer(server, "forever", body)[0], 504)
         self.assertLess(time.monotonic() - start, 0.9)
 
+    def test_a_run_with_a_result_never_completed_ends_at_its_deadline(self):
+        # issue #51: a result no kernel will ever complete (an asynchronous
+        # tfrt.once cycle); the run still ends at timeout_ms and at
+        # --max_run_secs, and holds no worker: runs after it answer.
+        os.makedirs(os.path.join(self.root, "never", "1"))
+        shutil.copy(FOREVER, os.path.join(self.root, "never", "1", "model.bef"))
+        with open(os.path.join(self.root, "never", "config.json"), "w") as f:
+            json.dump({"entry_function": "never"}, f)
+        server = self.serve("--max_run_secs=1", "--threads=2")
+        body = dict(FOREVER_BODY, parameters={"timeout_ms": 200})
+        for _ in range(3):
+            start = time.monotonic()
+            self.assertEqual(infer(server, "never", body)[0], 504)
+            self.assertLess(time.monotonic() - start, 10)
+        start = time.monotonic()
+        self.assertEqual(infer(server, "never", FOREVER_BODY)[0], 504)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(infer(server, "add", ADD_BODY)[1]["outputs"][0]["data"], [42])
+
     def test_health_never_waits_behind_runs(self):
         # Every HTTP worker and every admitted gRPC call busy with runs
         # that never end.
