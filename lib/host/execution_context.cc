@@ -81,10 +81,20 @@ void RequestContext::SetDeadline(absl::Time deadline) {
   std::lock_guard<std::mutex> lock(state->mutex);
   if (state->timer != 0) host_->timer_queue().Cancel(state->timer);
   state->timer = host_->timer_queue().ScheduleAt(deadline, [state] {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    if (state->request != nullptr) {
-      state->request->Cancel(absl::DeadlineExceededError("Deadline exceeded"));
+    // Cancel runs the waiters of the request's cancellation signal, which
+    // may drop the last reference to the request (a caller that stops
+    // waiting and lets its run go): the destructor takes state->mutex, so
+    // the request is cancelled through a reference taken under the lock,
+    // with the lock released. A request already being destroyed (no
+    // reference left) is not revived.
+    RCReference<RequestContext> request;
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      if (state->request != nullptr && state->request->TryAddRef()) {
+        request = TakeRef(state->request);
+      }
     }
+    if (request) request->Cancel(absl::DeadlineExceededError("Deadline exceeded"));
   });
 }
 

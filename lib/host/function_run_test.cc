@@ -174,6 +174,33 @@ TEST(FunctionRunTest, ARunWhoseResultNeverCompletesEndsAtItsDeadline) {
   function.pending.emplace(5);  // late, unseen: lets Done's waiter go
 }
 
+TEST(FunctionRunTest, ARunLetGoAtItsDeadlineByTheWaiterOfItsEnd) {
+  // As the Python package does: the waiter of Done settles the run and
+  // drops it, on the timer's thread, from inside the deadline's Cancel. The
+  // request's last reference goes there (it deadlocked on the deadline's
+  // own lock once).
+  auto host = MakeHost();
+  PendingFunction function;
+  auto run = std::make_unique<FunctionRun>(function, host.get(), nullptr,
+                                           std::vector<RCReference<AsyncValue>>{}, nullptr, 1);
+  run->request().SetDeadline(absl::Now() + absl::Milliseconds(20));
+  run->Execute();
+  std::vector<RCReference<AsyncValue>> settled;
+  AsyncValueRef<Chain> let_go = MakeUnconstructedAsyncValueRef<Chain>();
+  RCReference<AsyncValue> done = run->Done();
+  done->AndThen([&run, &settled, &let_go] {
+    run->Settle();
+    for (RCReference<AsyncValue>& result : run->results()) settled.push_back(std::move(result));
+    run.reset();  // the request's last reference
+    let_go.emplace();
+  });
+  RCReference<AsyncValue> waited = let_go.CopyRCRef();
+  host->Await({&waited, 1});
+  ASSERT_EQ(settled.size(), 2u);
+  EXPECT_EQ(settled[1]->GetErrorInfo().status.code(), absl::StatusCode::kDeadlineExceeded);
+  function.pending.emplace(5);  // late, unseen
+}
+
 TEST(RequestContextTest, TheCancellationSignal) {
   auto host = MakeHost();
   // Made before the cancellation: its error from then on.

@@ -237,10 +237,16 @@ class InterruptWatcher {
       ssize_t got = read(fd, &run, sizeof(run));  // whole: pipe writes this small are atomic
       if (got < 0 && errno == EINTR) continue;
       if (got != sizeof(run)) return;
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (run != 0 && run == active_run_.load(std::memory_order_relaxed)) {
-        active_->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
+      // Cancelled without the lock: the cancellation runs the waiters of the
+      // run's end (FunctionRun::Done), which must not wait for Enter/Leave.
+      RCReference<RequestContext> interrupted;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (run != 0 && run == active_run_.load(std::memory_order_relaxed)) {
+          interrupted = active_.CopyRef();
+        }
       }
+      if (interrupted) interrupted->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
     }
   }
 

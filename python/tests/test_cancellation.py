@@ -69,7 +69,8 @@ def test_future_cancel_stops_the_run(program):
 
 def test_ctrl_c_cancels_a_blocking_run(bef_path):
     script = textwrap.dedent(f"""
-        import sys, time, bef
+        import sys, time, bef, faulthandler
+        faulthandler.enable()  # a crash of the child shows its stack
         program = bef.load({bef_path!r}, work_queue="mstd:2")
         # Round 1 runs `spin` on a worker (its first run), round 2 inline on
         # this thread (after warm-up): Ctrl-C must cancel both.
@@ -99,7 +100,7 @@ def test_ctrl_c_cancels_a_blocking_run(bef_path):
     for line in lines:
         assert line.startswith("interrupted after"), lines
         assert float(line.split()[2]) < 5, lines
-    assert "after: 5" in output, output
+    assert "after: 5" in output, (output, child.returncode)
     assert child.returncode == 0
 
 
@@ -147,7 +148,8 @@ def test_a_run_waiting_for_its_turn_on_s_honours_timeout_and_ctrl_c(bef_path):
     # waiting behind another thread's long run still ends at its timeout
     # and on Ctrl-C (it returned after the long run: 5.6 s, 6.2 s).
     script = textwrap.dedent(f"""
-        import threading, time, bef
+        import threading, time, bef, faulthandler
+        faulthandler.enable()  # a crash of the child shows its stack
         program = bef.load({bef_path!r}, work_queue="s")
         holder = threading.Thread(target=lambda: program.run("spin", {FOREVER}, timeout=4),
                                   daemon=True)
@@ -181,7 +183,7 @@ def test_a_run_waiting_for_its_turn_on_s_honours_timeout_and_ctrl_c(bef_path):
     assert timed_out.startswith("timed out after") and float(timed_out.split()[3]) < 1, timed_out
     assert interrupted.startswith("interrupted after"), interrupted
     assert float(interrupted.split()[2]) < 1.5, interrupted
-    assert "after: 5" in output, output
+    assert "after: 5" in output, (output, child.returncode)
     assert child.returncode == 0
 
 
@@ -314,7 +316,8 @@ def test_ctrl_c_ends_a_run_that_never_ends_on_s(tmp_path):
     path = tmp_path / "never.bef"
     path.write_bytes(bef.mlir_to_bef(NEVER_ENDS))
     script = textwrap.dedent(f"""
-        import time, bef
+        import time, bef, faulthandler
+        faulthandler.enable()  # a crash of the child shows its stack
         program = bef.load({str(path)!r}, work_queue="s")
         print("ready", flush=True)
         start = time.monotonic()
@@ -334,5 +337,5 @@ def test_ctrl_c_ends_a_run_that_never_ends_on_s(tmp_path):
         if child.poll() is None:
             child.kill()
     assert "interrupted after" in output, output
-    assert "after: 5" in output, output
+    assert "after: 5" in output, (output, child.returncode)
     assert child.returncode == 0

@@ -151,6 +151,19 @@ class RequestContext {
   void DropRef() {
     if (ref_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
+  // Adds a reference unless none is left (the request is being destroyed):
+  // for a holder of a plain pointer whose destructor clears it under a lock
+  // (the deadline timer).
+  bool TryAddRef() {
+    uint32_t count = ref_count_.load(std::memory_order_relaxed);
+    while (count != 0) {
+      if (ref_count_.compare_exchange_weak(count, count + 1, std::memory_order_acquire,
+                                           std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
  private:
   RequestContext(HostContext* host, ResourceContext* resources, int64_t id)
