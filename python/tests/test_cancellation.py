@@ -111,12 +111,14 @@ def test_fork_child_loads_again(bef_path):
     # parent refuse to run there (instead of hanging), new loads work, and
     # so do futures.
     script = textwrap.dedent(f"""
-        import os, sys, bef
+        import os, sys, bef, faulthandler
+        faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where
         program = bef.load({bef_path!r}, work_queue="mstd:2")
         assert program.run("add", 1, 2) == 3
         assert program.run_async("add", 1, 1).result(timeout=30) == 2
         pid = os.fork()
         if pid == 0:
+            faulthandler.dump_traceback_later(40, exit=True)  # the child's own watchdog
             code = 0
             try:
                 program.run("add", 1, 2)
