@@ -80,3 +80,25 @@ def test_errors_pickle_with_their_details(program):
         (raised.value.message, raised.value.code, raised.value.location, raised.value.function,
          raised.value.result)
     assert str(copy) == str(raised.value)
+
+
+ONCE_ITSELF = """
+func.func @itself() -> i32 {
+  %x = tfrt.once @itself() : () -> (i32)
+  tfrt.return %x : i32
+}
+"""
+
+
+@pytest.mark.parametrize("work_queue", ["s", "mstd:2"])
+def test_a_tfrt_once_that_calls_itself_is_an_error(work_queue):
+    # issue #51 row 2: the run never ended (timeout=, Ctrl-C and
+    # future.cancel() did nothing). Re-entry is an error at its location,
+    # every time, in run and run_async alike.
+    program = bef.load(bef.mlir_to_bef(ONCE_ITSELF), work_queue=work_queue)
+    for _ in range(2):
+        with pytest.raises(bef.RuntimeError, match="tfrt.once of @itself re-entered") as raised:
+            program.run("itself", timeout=30)
+        assert raised.value.location.endswith(":3:8"), raised.value.location
+        future = program.run_async("itself", timeout=30)
+        assert isinstance(future.exception(timeout=30), bef.RuntimeError)
