@@ -111,14 +111,16 @@ def test_fork_child_loads_again(bef_path):
     # parent refuse to run there (instead of hanging), new loads work, and
     # so do futures.
     script = textwrap.dedent(f"""
-        import os, sys, bef, faulthandler
+        import os, signal, sys, time, bef, faulthandler
         faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where
         program = bef.load({bef_path!r}, work_queue="mstd:2")
         assert program.run("add", 1, 2) == 3
         assert program.run_async("add", 1, 1).result(timeout=30) == 2
         pid = os.fork()
         if pid == 0:
-            faulthandler.dump_traceback_later(40, exit=True)  # the child's own watchdog
+            # (Not dump_traceback_later: re-arming it in a forked child waits
+            # for the parent's watchdog thread, which is not here.)
+            faulthandler.register(signal.SIGUSR1)  # the parent asks for the stack
             code = 0
             try:
                 program.run("add", 1, 2)
@@ -134,7 +136,17 @@ def test_fork_child_loads_again(bef_path):
             if again.run("spin", 100000) != 100000:
                 code = 14
             os._exit(code)
-        _, status = os.waitpid(pid, 0)
+        deadline = time.monotonic() + 35
+        while True:
+            reaped, status = os.waitpid(pid, os.WNOHANG)
+            if reaped:
+                break
+            if time.monotonic() > deadline:  # hung: its stack, then the end
+                os.kill(pid, signal.SIGUSR1)
+                time.sleep(1)
+                os.kill(pid, signal.SIGKILL)
+                sys.exit("the child hung")
+            time.sleep(0.01)
         assert program.run("add", 4, 4) == 8  # the parent is unaffected
         assert program.run_async("add", 5, 5).result(timeout=30) == 10
         print("child", os.waitstatus_to_exitcode(status), flush=True)
