@@ -109,19 +109,43 @@ struct DeferredResume {
   // small enough for TaskFunction's inline storage.
   internal::CapturedWork* captured = nullptr;
 };
+// The memory of a batch of deferred steps: value memory (per-thread free
+// lists with cross-thread batches, async_value.h). A fan-out keeps hundreds
+// of batches in flight at once, more than malloc's per-thread cache holds
+// (7 blocks a size): from malloc every batch cost its slow path, about 700
+// instructions for the allocation and the free (callgrind, async_fanout).
+template <typename T>
+struct ValueMemoryAllocator {
+  using value_type = T;
+  ValueMemoryAllocator() = default;
+  template <typename U>
+  ValueMemoryAllocator(const ValueMemoryAllocator<U>&) {}  // NOLINT: rebinding
+  T* allocate(size_t count) {
+    return static_cast<T*>(internal::AllocateValueMemory(count * sizeof(T)));
+  }
+  void deallocate(T* pointer, size_t count) {
+    internal::FreeValueMemory(pointer, count * sizeof(T));
+  }
+  friend bool operator==(const ValueMemoryAllocator&, const ValueMemoryAllocator&) {
+    return true;
+  }
+};
 // Deferred steps reached one after another and not enqueued yet. Their
 // tasks would be consecutive in the work queue, so one task runs them in
 // order (§14.4): they go to the work queue together right before the
 // thread enqueues anything else or runs anything that might, or when the
 // processing loop ends, which is where their own tasks would have gone.
 // One inline: a lone step costs no allocation.
-using DeferredSteps = absl::InlinedVector<DeferredResume, 1>;
+using DeferredSteps =
+    absl::InlinedVector<DeferredResume, 1, ValueMemoryAllocator<DeferredResume>>;
 // The most deferred steps one task runs: the rest go in the next task, so
 // on a queue of several threads a long fan-out still spreads out. 32 steps
-// (1,024 bytes) fit one of malloc's per-thread cached blocks (at most 1,032
-// bytes); a larger block costs malloc's slow path every task.
+// (1,024 bytes) are value memory's largest size class; a larger block
+// would come from malloc.
 constexpr size_t kMaxDeferredStepsPerTask = 32;
-static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <= 1024);
+static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <=
+              internal::kValueGranule * internal::kValueSizeClasses);
+static_assert(alignof(DeferredResume) <= internal::kValueGranule);
 
 // What a call step did instead of writing each result's payload (a copy
 // of line_direct_call's, which the next call on the thread reuses).
