@@ -190,6 +190,9 @@ class LinePlanner {
     step.line.attribute_offsets = kernel.attributes().data();
     if (kernel.direct != nullptr && !kernel.chain_only) {
       const DirectKernel& direct = *kernel.direct;
+      // (The verifier holds a kernel to its signature; a direct entry point
+      // reads at most kMaxDirectArguments operands.)
+      if (kernel.num_arguments() > kMaxDirectArguments) return std::nullopt;
       uint16_t operand_types[kMaxDirectArguments];
       uint16_t result_type = direct.types(operand_types);
       for (uint32_t i = 0; i < kernel.num_arguments(); ++i) {
@@ -204,7 +207,7 @@ class LinePlanner {
         step.reads.push_back(reg);
         operands.push_back(reg);
       }
-      step.line.num_operands = kernel.num_arguments();
+      step.line.num_operands = static_cast<uint8_t>(kernel.num_arguments());
       step.line.result_register = map[kernel.results()[0]];
       if (direct.deferred && (kernel_segment_ == nullptr || depth > 0)) {
         // A deferred step runs from a task of its own, which only a
@@ -241,9 +244,12 @@ class LinePlanner {
         registers_[try_step.results[i]] = {producer, result_types[i], direct.boxes[i]};
       }
       step.line.run = &RunTryStep;
+      step.line.kind = direct.call == nullptr ? ExecutionPlan::StepKind::kTry
+                       : direct.may_enqueue   ? ExecutionPlan::StepKind::kAsyncCall
+                                              : ExecutionPlan::StepKind::kCall;
       // The TryStep's index until the plan's vectors are final (Link).
-      step.line.attribute_offsets =
-          reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(try_steps_->size()));
+      step.line.attribute_offsets = nullptr;
+      step.line.detail = static_cast<uint32_t>(try_steps_->size());
       try_steps_->push_back(try_step);
       return step;
     }
@@ -254,6 +260,7 @@ class LinePlanner {
         step.reads.push_back(map[reg]);
       }
       step.line.run = &RunChainOnly;
+      step.line.kind = ExecutionPlan::StepKind::kChainOnly;
       step.line.result_register = map[kernel.results()[0]];
       registers_[step.line.result_register] = {producer, AsyncValueTypeId<Chain>(), &BoxChain};
       return step;
@@ -359,9 +366,11 @@ class LinePlanner {
     call.result_register = num_results > 0 ? map[kernel.results()[0]] : 0;
     step.line.result_register = call.result_register;
     step.line.run = conditional ? &RunNestedIf : &RunNestedCall;
+    step.line.kind =
+        conditional ? ExecutionPlan::StepKind::kNestedIf : ExecutionPlan::StepKind::kNestedCall;
     // The NestedCall's index until the plan's vectors are final (Link).
-    step.line.attribute_offsets =
-        reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>((*nested_calls_).size()));
+    step.line.attribute_offsets = nullptr;
+    step.line.detail = static_cast<uint32_t>((*nested_calls_).size());
     (*nested_calls_).push_back(call);
     step.kernels = 1 + most_kernels;
     if (conditional) known_kernel_count_ = false;
@@ -428,9 +437,6 @@ class LinePlanner {
   std::vector<std::pair<uint32_t, uint16_t>> reads_;
 };
 
-bool IsNestedCallStep(const ExecutionPlan::LineStep& step) {
-  return step.run == &RunNestedCall || step.run == &RunNestedIf;
-}
 
 }  // namespace
 
@@ -576,11 +582,10 @@ void ExecutionPlan::LinkNestedCalls(std::vector<LineStep>& steps,
     call.registers = results.data();
   }
   auto link = [&](LineStep& step) {
-    auto index = reinterpret_cast<uintptr_t>(step.attribute_offsets);
-    if (IsNestedCallStep(step)) {
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&calls[index]);
-    } else if (step.run == &RunTryStep) {
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&try_steps[index]);
+    if (step.is_nested_call()) {
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&calls[step.detail]);
+    } else if (step.is_try()) {
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&try_steps[step.detail]);
     }
   };
   for (LineStep& step : steps) link(step);
@@ -767,11 +772,14 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       }
       segment_line.push_back(step);
       segment_kernels.push_back(k);
-      if (step.run == &RunTryStep) {
+      if (step.is_try()) {
         ++segment.num_checks;
       }
-      if (function.kernels[k].direct != nullptr &&
-          (function.kernels[k].direct->deferred || function.kernels[k].direct->may_enqueue)) {
+      if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
+        segment_line.back().kind = StepKind::kDeferred;
+      }
+      if (step.kind == StepKind::kAsyncCall ||
+          segment_line.back().kind == StepKind::kDeferred) {
         segment_deferred.push_back(static_cast<uint32_t>(segment_line.size()) - 1);
       }
       for (uint32_t reg : function.kernels[k].arguments()) {

@@ -75,6 +75,7 @@
 #include "bef/host/kernel_registry.h"
 #include "bef/loader/bef_file.h"
 #include "bef/loader/function_info.h"
+#include "bef/support/debug_check.h"
 
 namespace bef {
 
@@ -170,14 +171,53 @@ struct ExecutionPlan {
   // one level are independent, so a wide level can be split between
   // threads. Level l is line[level_begin[l], level_begin[l + 1]); a step
   // reads registers line_operands[first_operand, +num_operands).
+  struct TryStep;
+  struct NestedCall;
+  // What a step is: its runners and the planner look at this, never at
+  // which function `run` is.
+  //   kKernel     a direct kernel's `run`, on its own attributes;
+  //   kChainOnly  tfrt.new.chain / merge.chains (nothing to do);
+  //   kTry        a kernel that can fail or has several results (TryStep:
+  //               try_run), run by RunTryStep;
+  //   kCall       a call step of a segment (TryStep: call), run by
+  //               RunTryStep;
+  //   kAsyncCall  a call step of a kernel that may reach the work queue
+  //               (its position is in segment_deferred; the segment runner
+  //               calls TryStep::call itself);
+  //   kDeferred   a deferred direct kernel's `run`, from a task of the
+  //               segment runner (in segment_deferred);
+  //   kNestedCall, kNestedIf  a function call on the line (NestedCall).
+  enum class StepKind : uint8_t {
+    kKernel, kChainOnly, kTry, kCall, kAsyncCall, kDeferred, kNestedCall, kNestedIf
+  };
   struct LineStep {
     void (*run)(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) = nullptr;
+    // The kernel's attributes (kKernel, kDeferred), or what `run` reads
+    // instead once the plan is final: the step's TryStep (kTry, kCall,
+    // kAsyncCall) or NestedCall (kNestedCall, kNestedIf), try_step() and
+    // nested_call() below.
     const uint32_t* attribute_offsets = nullptr;
     uint32_t result_register = 0;
     uint32_t first_operand = 0;
-    uint32_t num_operands = 0;
+    // At most kMaxDirectArguments (a direct kernel's; a nested call's
+    // step reads only its condition, if any).
+    uint8_t num_operands = 0;
+    StepKind kind = StepKind::kKernel;
+    // While planning: the index of the step's TryStep or NestedCall in its
+    // vector (attribute_offsets points at it once the vectors are final).
+    uint32_t detail = 0;
+
+    bool is_try() const {
+      return kind == StepKind::kTry || kind == StepKind::kCall || kind == StepKind::kAsyncCall;
+    }
+    bool is_nested_call() const {
+      return kind == StepKind::kNestedCall || kind == StepKind::kNestedIf;
+    }
+    const TryStep& try_step() const;
+    const NestedCall& nested_call() const;
   };
+  static_assert(sizeof(LineStep) == 32, "a line step is half a cache line");
   std::vector<LineStep> line;
   std::vector<uint32_t> line_operands;
   // A function-call step of a line (its LineStep::run is RunNestedCall or
@@ -337,6 +377,15 @@ struct ExecutionPlan {
   // runner allocates (BEF_DEBUG_CHECK).
   void CheckRegisterWindows() const;
 };
+
+inline const ExecutionPlan::TryStep& ExecutionPlan::LineStep::try_step() const {
+  BEF_DEBUG_CHECK(is_try(), "a step's TryStep asked of a step without one");
+  return *reinterpret_cast<const TryStep*>(attribute_offsets);
+}
+inline const ExecutionPlan::NestedCall& ExecutionPlan::LineStep::nested_call() const {
+  BEF_DEBUG_CHECK(is_nested_call(), "a step's NestedCall asked of a step without one");
+  return *reinterpret_cast<const NestedCall*>(attribute_offsets);
+}
 
 // The largest callee (kernels, with its own calls) a straight-line step
 // runs in place, and how deep such calls nest. A step then runs at most

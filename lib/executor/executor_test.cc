@@ -846,7 +846,7 @@ TEST_P(SegmentTest, FanOutOfDeferredStepsRunsInTheDataflowOrder) {
   // Result<> their own task fills, HostContext*) async call steps.
   size_t async_calls = 0;
   for (uint32_t position : plan.segment_deferred) {
-    async_calls += plan.segment_line[position].run == &RunTryStep;
+    async_calls += plan.segment_line[position].kind == ExecutionPlan::StepKind::kAsyncCall;
   }
   EXPECT_EQ(plan.segment_deferred.size() - async_calls, size_t{kSteps});
   EXPECT_EQ(async_calls, size_t{kSteps / 5});

@@ -13,11 +13,11 @@
 
 namespace bef {
 
-// A function with a record in the program's file.
 // KernelBinding::remaining_uses for the kernels of async BEF functions
 // (invocation.cc).
 uint32_t RemainingUsesInRunningInvocation(const void* executor, size_t index);
 
+// A function with a record in the program's file.
 class ProgramFunction : public Function {
  public:
   ProgramFunction(const BefProgram* program, const BefFunctionEntry& entry,
@@ -33,7 +33,9 @@ class ProgramFunction : public Function {
   uint32_t index_;
 };
 
-// Kind 0: run by the dataflow executor (bef_function.cc).
+// Kind 0: an async BEF function. Its entry points (bef_function.cc) run it
+// on the straight line (straight_line.cc) when its plan and the execution's
+// FastPathPolicy allow, else start the dataflow invocation (invocation.cc).
 class BefFunction : public ProgramFunction {
  public:
   using ProgramFunction::ProgramFunction;

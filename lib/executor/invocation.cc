@@ -450,13 +450,20 @@ class Invocation {
   // step (a call step of a kernel that may enqueue work; its position is
   // in segment_deferred).
   bool IsAsyncCall(uint32_t position) const {
-    return plan_->segment_line[position].run == &RunTryStep;
+    return plan_->segment_line[position].kind == ExecutionPlan::StepKind::kAsyncCall;
   }
   // Runs the async call step at `position` (the segment's next deferred
   // position, its exports before it done): the kernel now, the first task it
   // enqueues as a deferred step of its own with the kernel's users after it.
   void RunAsyncCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
                     uint32_t next_export, uint32_t next_deferred);
+  // The rest of an async call step whose kernel did anything but hand back
+  // one value its one piece of work fills: `captured`'s work and tasks go to
+  // the work queue, its results are made of what it did (`complete`: every
+  // result's payload in its register).
+  [[gnu::noinline]] void FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                               uint32_t next_export, uint32_t next_deferred,
+                                               bool complete, internal::CapturedWork* captured);
   static void SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
                                 uint32_t emplaced);
   void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
@@ -464,6 +471,10 @@ class Invocation {
   void EnqueueCaptured(internal::CapturedWork& captured);
   static void FreeCaptured(internal::CapturedWork* captured);
   void RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume);
+  // The rest of an async call step whose work failed or whose value cannot
+  // be loaded into its register, or that runs where segments may not.
+  [[gnu::noinline]] void FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
+                                            CallOutcome outcome);
   // Enqueues the loop's pending deferred steps: before anything else is
   // enqueued or anything runs that might enqueue.
   [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
@@ -606,6 +617,9 @@ AsyncValue* Invocation::Publish(uint32_t reg, RCReference<AsyncValue> value) {
   if (r.value != nullptr) {
     // A function result: forward the placeholder handed out at the start and
     // release the invocation's pin on it. Users read the placeholder.
+    BEF_DEBUG_CHECK(r.value->IsIndirect() && r.value->IsUnavailable(),
+                    "a register published twice, or a value where a result's placeholder "
+                    "should be");
     auto* placeholder = static_cast<IndirectAsyncValue*>(r.value);
     placeholder->ForwardTo(std::move(value));
     placeholder->DropRef();
@@ -992,22 +1006,34 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
     SegmentFrom(queue, s, at, next_export);
     return;
   }
-  const auto& step =
-      *reinterpret_cast<const ExecutionPlan::TryStep*>(plan_->segment_line[at].attribute_offsets);
+  const ExecutionPlan::LineStep& line_step = plan_->segment_line[at];
+  const ExecutionPlan::TryStep& step = line_step.try_step();
   const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[at]];
   auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
       internal::CapturedWork(context_->host(), Location{&program_->file(), kernel.location()});
-  line_direct_call.host = context_->host();
-  line_direct_call.context = context_;
+  // The kernel's `call` straight from here (not through RunTryStep, the
+  // line's trampoline: the runner is already where a failure is handled).
+  const void* operands[kMaxDirectArguments];
+  const uint32_t* const operand_registers =
+      plan_->segment_operands.data() + line_step.first_operand;
+  BEF_DEBUG_CHECK(line_step.num_operands <= kMaxDirectArguments,
+                  "an async call step with more operands than a direct call takes");
+  for (uint32_t i = 0; i < line_step.num_operands; ++i) {
+    operands[i] = payloads_[operand_registers[i]].bytes;
+  }
+  void* results[kMaxDirectResults];
+  for (uint32_t i = 0; i < step.num_results; ++i) results[i] = payloads_[step.results[i]].bytes;
+  DirectCall& call = line_direct_call;
+  BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
+  call.host = context_->host();
+  call.context = context_;
+  call.emplaced = 0;
   // (A kernel that runs an execution of its own on this thread leaves the
   // capture as it found it.)
   internal::CapturedWork* const outer = std::exchange(internal::captured_work, captured);
-  SegmentCursor().Run(at);
+  const bool complete =
+      step.call(operands, attribute_pool_, step.attribute_offsets, results, call);
   internal::captured_work = outer;
-  const bool complete = !line_kernel_failed;
-  line_kernel_failed = false;
-  line_call_incomplete = false;
-  DirectCall& call = line_direct_call;
   const uint32_t all = (1u << step.num_results) - 1;
   if (!complete && call.ok() && call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
       (call.emplaced | call.valued) == all) [[likely]] {
@@ -1036,6 +1062,12 @@ void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32
       return;
     }
   }
+  FinishAsyncCallSlowly(queue, s, at, next_export, next_deferred, complete, captured);
+}
+
+void Invocation::FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                       uint32_t next_export, uint32_t next_deferred,
+                                       bool complete, internal::CapturedWork* captured) {
   CallOutcome outcome;
   if (!complete) outcome = TakeCallOutcome();
   // Otherwise its work goes where its own tasks would have gone, in order,
@@ -1056,7 +1088,7 @@ void Invocation::SetCapturedResult(internal::CapturedWork& captured, uint32_t va
   captured.executor_word = valued_result | (emplaced << 8);
 }
 
-void Invocation::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+inline void Invocation::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
                                  uint32_t next_export, uint32_t next_deferred,
                                  internal::CapturedWork* captured) {
   DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
@@ -1204,47 +1236,56 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
 void Invocation::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
   // An async call step: the kernel's work or task, then its users.
   internal::CapturedWork* captured = resume.captured;
-  const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
-      plan_->segment_line[resume.position].attribute_offsets);
+  const auto& step = plan_->segment_line[resume.position].try_step();
   const uint32_t valued_result = captured->executor_word & 0xff;
-  CallOutcome outcome;
-  outcome.emplaced = captured->executor_word >> 8;
+  const uint32_t emplaced = captured->executor_word >> 8;
   if (captured->HasWork()) {
     void* const payload = payloads_[step.results[valued_result]].bytes;
     absl::Status* error = captured->run(captured->work, payload);
-    const Location location = captured->location;
-    FreeCaptured(captured);
-    if (error == nullptr) [[likely]] {
-      if (policy_.DirectKernelsAllowed()) [[likely]] {
-        ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                        resume.deferred + 1);
-        return;
-      }
+    if (error == nullptr && policy_.DirectKernelsAllowed()) [[likely]] {
+      FreeCaptured(captured);
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+      return;
+    }
+    CallOutcome outcome;
+    outcome.emplaced = emplaced;
+    if (error == nullptr) {
       outcome.emplaced |= 1u << valued_result;
     } else {
       // As EnqueueWork's value would have been: an error at the kernel's
       // location.
       outcome.valued = 1u << valued_result;
-      outcome.values[valued_result] = MakeErrorAsyncValueRef(std::move(*error), location);
+      outcome.values[valued_result] =
+          MakeErrorAsyncValueRef(std::move(*error), captured->location);
       delete error;
     }
-  } else {
-    captured->first_task();
-    RCReference<AsyncValue> value = TakeRef(std::exchange(captured->task_result, nullptr));
     FreeCaptured(captured);
-    if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
-        policy_.DirectKernelsAllowed()) [[likely]] {
-      // Completed by its task, as usual: its payload, and on.
-      std::memcpy(payloads_[step.results[valued_result]].bytes, value->ScalarPayload(),
-                  kDirectResultSize);
-      value.reset();
-      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                      resume.deferred + 1);
-      return;
-    }
-    outcome.valued = 1u << valued_result;
-    outcome.values[valued_result] = std::move(value);
+    FinishCapturedStep(ready, resume, std::move(outcome));
+    return;
   }
+  captured->first_task();
+  AsyncValue* const value = std::exchange(captured->task_result, nullptr);
+  FreeCaptured(captured);
+  if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
+      policy_.DirectKernelsAllowed()) [[likely]] {
+    // Completed by its task, as usual: its payload, and on.
+    std::memcpy(payloads_[step.results[valued_result]].bytes, value->ScalarPayload(),
+                kDirectResultSize);
+    value->DropRef();
+    ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                    resume.deferred + 1);
+    return;
+  }
+  CallOutcome outcome;
+  outcome.emplaced = emplaced;
+  outcome.valued = 1u << valued_result;
+  outcome.values[valued_result] = TakeRef(value);
+  FinishCapturedStep(ready, resume, std::move(outcome));
+}
+
+void Invocation::FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
+                                    CallOutcome outcome) {
   if (policy_.DirectKernelsAllowed()) [[likely]] {
     if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
                    resume.deferred + 1, std::move(outcome))) {
@@ -1304,8 +1345,7 @@ CallOutcome Invocation::TakeCallOutcome() {
 
 bool Invocation::FinishCall(ReadyQueue& queue, uint32_t s, uint32_t position,
                             uint32_t next_export, uint32_t next_deferred, CallOutcome outcome) {
-  const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(
-      plan_->segment_line[position].attribute_offsets);
+  const auto& step = plan_->segment_line[position].try_step();
   const uint32_t all = (1u << step.num_results) - 1;
   if (outcome.error.ok() && (outcome.emplaced | outcome.valued) == all) {
     // Results given as values (an async kernel's): wait for them, then load

@@ -214,6 +214,8 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                      const ExecutionContext& context, const FastPathPolicy& policy,
                      std::span<AsyncValue* const> arguments,
                      std::span<RCReference<AsyncValue>> results) {
+  BEF_DEBUG_CHECK(plan.straight_line, "RunStraightLine on a function that is not straight line");
+  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   // Under a kernel budget a line that may be abandoned halfway would be
   // charged twice: the dataflow path runs it.
@@ -266,6 +268,8 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                            const ExecutionContext& context, const FastPathPolicy& policy,
                            int32_t count, std::span<AsyncValue* const> arguments,
                            std::span<RCReference<AsyncValue>> results) {
+  BEF_DEBUG_CHECK(plan.straight_line, "RunStraightLine on a function that is not straight line");
+  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   const FunctionInfo& info = *plan.info;
   if (kWhile ? !policy.ChargeStraightLine(0, false)
@@ -375,6 +379,9 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
                              const FastPathPolicy& policy, int32_t count,
                              std::span<AsyncValue* const> arguments,
                              std::span<RCReference<AsyncValue>> results) {
+  BEF_DEBUG_CHECK(plan.straight_line && plan.loop_carried,
+                  "a repeated straight-line run of a function that is not loop-carried");
+  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   return RunLoopedStraightLine<false>(program, plan, context, policy, count, arguments,
                                       results);
 }
@@ -383,6 +390,9 @@ bool RunWhileStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                           const ExecutionContext& context, const FastPathPolicy& policy,
                           std::span<AsyncValue* const> arguments,
                           std::span<RCReference<AsyncValue>> results) {
+  BEF_DEBUG_CHECK(plan.straight_line && plan.while_carried,
+                  "a while straight-line run of a body that is not while-carried");
+  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   return RunLoopedStraightLine<true>(program, plan, context, policy, 0, arguments, results);
 }
 

@@ -7,7 +7,7 @@
 namespace bef {
 namespace internal {
 
-thread_local CapturedWork* captured_work = nullptr;
+constinit thread_local CapturedWork* captured_work = nullptr;
 
 int NextSharedContextId() {
   static std::atomic<int> next{0};

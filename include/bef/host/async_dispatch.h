@@ -148,39 +148,52 @@ void DestroyCapturedWork(void* memory) {
 
 }  // namespace internal
 
+namespace internal {
+// EnqueueWork's own task: `work` completes the value from a task of the
+// work queue. Out of line, so the kept-inline path above stays a few
+// instructions in the kernel.
+template <typename Payload, typename Work>
+[[gnu::noinline]] AsyncValueRef<Payload> EnqueueWorkTask(const ExecutionContext& context,
+                                                         Work&& work) {
+  // Called by the executor as an async call step: the kernel's location.
+  CapturedWork* captured = internal::captured_work;
+  const Location location = captured != nullptr && captured->host == context.host()
+                                ? captured->location
+                                : context.location();
+  AsyncValueRef<Payload> result = MakeUnconstructedAsyncValueRef<Payload>();
+  context.host()->EnqueueWork(
+      [result = result.CopyRef(), work = std::move(work), location]() mutable {
+        internal::CompleteWork(result, work, location);
+      });
+  return result;
+}
+}  // namespace internal
+
 template <typename F>
 [[nodiscard]] AsyncValueRef<typename internal::WorkPayload<std::invoke_result_t<F&>>::type>
 EnqueueWork(const ExecutionContext& context, F&& work) {
   using Work = std::decay_t<F>;
   using R = std::invoke_result_t<F&>;
   using Payload = typename internal::WorkPayload<R>::type;
-  Location location = context.location();
-  if (internal::CapturedWork* captured = internal::captured_work;
-      captured != nullptr && captured->host == context.host()) [[unlikely]] {
-    // Called by the executor as an async call step: the kernel's location,
-    // and the work kept inline when it can be.
-    location = captured->location;
-    if constexpr (internal::kCapturableWork<R, Work>) {
-      if (!captured->HasWork()) {
-        ::new (static_cast<void*>(captured->work)) Work(std::forward<F>(work));
-        captured->run = &internal::RunCapturedWork<Work>;
-        captured->complete = &internal::CompleteCapturedWork<Work>;
-        captured->destroy = &internal::DestroyCapturedWork<Work>;
-        captured->payload_type = AsyncValueTypeId<Payload>();
-        captured->tasks_before_work = captured->num_tasks;
-        // Two references: the kernel's and the executor's.
-        auto* value = ::new (static_cast<void*>(captured->value)) ConcreteAsyncValue<Payload>(
-            typename ConcreteAsyncValue<Payload>::UnconstructedTag(), 2);
-        return AsyncValueRef<Payload>(TakeRef<AsyncValue>(value));
-      }
+  if constexpr (internal::kCapturableWork<R, Work>) {
+    internal::CapturedWork* captured = internal::captured_work;
+    if (captured != nullptr && captured->host == context.host() && !captured->HasWork())
+        [[likely]] {
+      // Called by the executor as an async call step: the work kept inline
+      // (the executor reports its errors at the kernel's location).
+      ::new (static_cast<void*>(captured->work)) Work(std::forward<F>(work));
+      captured->run = &internal::RunCapturedWork<Work>;
+      captured->complete = &internal::CompleteCapturedWork<Work>;
+      captured->destroy = &internal::DestroyCapturedWork<Work>;
+      captured->payload_type = AsyncValueTypeId<Payload>();
+      captured->tasks_before_work = captured->num_tasks;
+      // Two references: the kernel's and the executor's.
+      auto* value = ::new (static_cast<void*>(captured->value)) ConcreteAsyncValue<Payload>(
+          typename ConcreteAsyncValue<Payload>::UnconstructedTag(), 2);
+      return AsyncValueRef<Payload>(TakeRef<AsyncValue>(value));
     }
   }
-  AsyncValueRef<Payload> result = MakeUnconstructedAsyncValueRef<Payload>();
-  context.host()->EnqueueWork(
-      [result = result.CopyRef(), work = std::forward<F>(work), location]() mutable {
-        internal::CompleteWork(result, work, location);
-      });
-  return result;
+  return internal::EnqueueWorkTask<Payload, Work>(context, Work(std::forward<F>(work)));
 }
 
 }  // namespace bef

@@ -107,7 +107,7 @@ struct CapturedWork {
   AsyncValue* task_result = nullptr;
   uint32_t executor_word = 0;
 };
-extern thread_local CapturedWork* captured_work;
+extern constinit thread_local CapturedWork* captured_work;
 inline constexpr int kMaxSharedContexts = 256;
 int NextSharedContextId();
 template <typename T>
