@@ -3,7 +3,8 @@
 // by the plan and the execution's FastPathPolicy:
 //   straight_line.cc    synchronous direct kernels as one list of calls
 //                       (parallel_levels.cc splits wide levels);
-//   invocation.cc       the dataflow executor, for everything else.
+//   invocation.cc       the dataflow executor, for everything else (its
+//                       segments in segment_runner.cc).
 // Executions nested deeper than kMaxExecutionNesting on one thread are
 // posted to the work queue, so recursion never grows the stack without
 // bound.

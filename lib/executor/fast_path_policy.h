@@ -8,7 +8,7 @@
 //                       or the request already cancelled; a kernel budget is
 //                       charged for the whole run up front (refused, nothing
 //                       charged, when it could run out on the way);
-//   segments            (invocation.cc) the kernels of a segment (direct
+//   segments            (segment_runner.cc) the kernels of a segment (direct
 //                       kernels, call steps, deferred and async call steps,
 //                       execution_plan.h) run on payload registers without
 //                       frames: allowed unless the execution is traced, the

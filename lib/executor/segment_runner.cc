@@ -1,0 +1,658 @@
+// The processing loop and the segment runner of the dataflow executor
+// (invocation_internal.h): ready kernels run inline, other streams' go to
+// the work queue; a segment's kernels run as one straight line on payload
+// registers when its head is ready, then what the dataflow path would do
+// as each of them ends (exports, in used-by order); call steps and what
+// their kernels did instead of writing payloads; deferred and async call
+// steps, run from a task of the runner's own with the segment resumed
+// after them (execution_plan.h, docs/executor-semantics.md §14). What the
+// straight line cannot take goes one by one (invocation.cc).
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "bef/host/async_dispatch.h"
+#include "bef/support/string_view.h"
+#include "lib/executor/invocation_internal.h"
+
+namespace bef::invocation_internal {
+
+void Invocation::Process(ReadyQueue& queue) {
+  Invocation* previous = current_invocation;
+  current_invocation = this;
+  ProcessQueue(queue);
+  current_invocation = previous;
+}
+
+void Invocation::ProcessQueue(ReadyQueue& queue) {
+  while (true) {
+    if (queue.inline_kernels.empty()) {
+      if (queue.outline_kernels.empty()) {
+        if (!queue.own_steps.empty()) EnqueueSteps(queue.own_steps);
+        return;
+      }
+      // Switch to the stream of the first outline kernel: its kernels
+      // become the inline ones, the others stay outline, both in order (one
+      // pass, no temporary buffer).
+      queue.stream = plan_->schedule[queue.outline_kernels.front()].stream;
+      auto& outline = queue.outline_kernels;
+      size_t kept = 0;
+      for (uint32_t k : outline) {
+        if (plan_->schedule[k].stream == queue.stream) {
+          queue.inline_kernels.push_back(k);
+        } else {
+          outline[kept++] = k;
+        }
+      }
+      outline.resize(kept);
+    }
+    if (!queue.outline_kernels.empty()) FlushOutline(queue);
+    RunKernel(queue, queue.inline_kernels.pop_back());
+  }
+}
+
+void Invocation::FlushOutline(ReadyQueue& queue) {
+  // The deferred steps reached before, then one work-queue task per other
+  // stream, in ascending stream order; each stream's kernels in the order
+  // they became ready.
+  FlushSteps(queue);
+  auto& outline = queue.outline_kernels;
+  if (outline.size() <= 32) {
+    // Usually one kernel, or a few: an insertion sort in place.
+    for (size_t i = 1; i < outline.size(); ++i) {
+      uint32_t kernel = outline[i];
+      uint32_t stream = plan_->schedule[kernel].stream;
+      size_t j = i;
+      for (; j > 0 && stream < plan_->schedule[outline[j - 1]].stream; --j) {
+        outline[j] = outline[j - 1];
+      }
+      outline[j] = kernel;
+    }
+  } else {
+    // A value with users on many streams (a fan-out: thousands): a
+    // counting sort by stream, stable, in two passes.
+    uint32_t max_stream = 0;
+    for (uint32_t kernel : outline) {
+      max_stream = std::max(max_stream, plan_->schedule[kernel].stream);
+    }
+    std::vector<uint32_t> order(outline.begin(), outline.end());
+    if (max_stream <= 8 * outline.size()) {
+      std::vector<uint32_t> starts(size_t{max_stream} + 2, 0);
+      for (uint32_t kernel : order) ++starts[plan_->schedule[kernel].stream + 1];
+      for (size_t i = 1; i < starts.size(); ++i) starts[i] += starts[i - 1];
+      for (uint32_t kernel : order) outline[starts[plan_->schedule[kernel].stream]++] = kernel;
+    } else {
+      // Sparse stream numbers: sort (stream, position) keys, which keeps
+      // each stream's order without a merge sort's buffer.
+      std::vector<uint64_t> keys(outline.size());
+      for (size_t i = 0; i < outline.size(); ++i) {
+        keys[i] = uint64_t{plan_->schedule[outline[i]].stream} << 32 | i;
+      }
+      std::sort(keys.begin(), keys.end());
+      for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
+    }
+  }
+  // The kernels of the groups of several, in one block the tasks share.
+  std::shared_ptr<const uint32_t[]> block;
+  for (size_t begin = 0; begin < outline.size();) {
+    uint32_t stream = plan_->schedule[outline[begin]].stream;
+    size_t end = begin;
+    while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
+    BecomeConcurrent();
+    AddRef();
+    if (end - begin == 1) {
+      // One kernel (the usual stream's share): nothing to allocate for it.
+      context_->host()->EnqueueWork([this, stream, kernel = outline[begin]] {
+        ReadyQueue ready(stream);
+        ready.inline_kernels.push_back(kernel);
+        Process(ready);
+        DropRef();
+      });
+    } else {
+      if (block == nullptr) {
+        auto copy = std::make_shared<uint32_t[]>(outline.size());
+        std::copy(outline.begin(), outline.end(), copy.get());
+        block = std::move(copy);
+      }
+      const uint32_t first = static_cast<uint32_t>(begin), last = static_cast<uint32_t>(end);
+      context_->host()->EnqueueWork([this, stream, block, first, last] {
+        ReadyQueue ready(stream);
+        ready.inline_kernels.assign(block.get() + first, block.get() + last);
+        Process(ready);
+        DropRef();
+      });
+    }
+    begin = end;
+  }
+  outline.clear();
+}
+
+inline void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {
+  const uint32_t segment = plan_->head_of[k];
+  if (segment != ExecutionPlan::kNoSegment) {
+    RunSegment(queue, segment);
+  } else {
+    // The kernel may enqueue work (or make values available whose waiters
+    // do): the deferred steps reached before it go first.
+    FlushSteps(queue);
+    RunFrameKernel(queue, k);
+  }
+}
+
+inline void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  const ExecutionPlan::SegmentInput* inputs =
+      plan_->segment_inputs.data() + segment.first_input;
+  // Every input (an operand of the head) has arrived, as the head's ready
+  // count says, and is available (DecrementUsers waits for that). Payloads
+  // loaded before an input that sends the segment one by one stay unread.
+  bool straight = policy_.DirectKernelsAllowed();
+  // Whether an input with a use count holds a value (else there is nothing
+  // to release: registers of segments' payloads get no value later).
+  bool counted_values = false;
+  for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
+    const AsyncValue* value = registers_[inputs[i].reg].value;
+    if (value == nullptr) continue;  // another segment's payload
+    BEF_DEBUG_CHECK(value->IsAvailable(), "a segment started before its inputs");
+    counted_values |= i < segment.num_counted_inputs;
+    const uint16_t type = inputs[i].type;
+    straight = !value->IsError() && (type == kAnyOperandType || value->type_id() == type);
+    if (straight && type != kAnyOperandType) {
+      LoadInputPayload(inputs[i].reg, value, inputs[i].by_reference);
+    }
+  }
+  if (!straight) [[unlikely]] {
+    SegmentFrom(queue, s, segment.begin, segment.first_export);
+    return;
+  }
+  if (segment.num_deferred == 0 && segment.num_checks == 0 &&
+      segment.end - segment.begin <= kCancellationInterval) [[likely]] {
+    const LineCursor cursor = SegmentCursor();
+    cursor.Run(segment.begin, segment.end);
+    if (counted_values) ReleaseSegmentInputs(segment);
+    ExportStraight(queue, segment, segment.first_export, segment.end);
+    return;
+  }
+  if (segment.num_deferred != 0 &&
+      plan_->segment_deferred[segment.first_deferred] == segment.begin &&
+      !IsAsyncCall(segment.begin)) {
+    // The head is a deferred step (an async kernel of a fan-out): nothing
+    // runs or is exported before it.
+    AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
+                                          segment.first_deferred, queue.stream});
+    return;
+  }
+  ContinueSegment(queue, s, segment.begin, segment.first_export, segment.first_deferred);
+}
+
+void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t position,
+                                 uint32_t next_export, uint32_t next_deferred) {
+  const ExecutionPlan::Segment& segment = plan_->segments[s];
+  const uint32_t stop = next_deferred < segment.first_deferred + segment.num_deferred
+                            ? plan_->segment_deferred[next_deferred]
+                            : segment.end;
+  uint32_t reached = position;
+  while (position < stop) {
+    reached = RunSegmentBlocks(SegmentCursor(), segment, position, stop);
+    if (reached == stop) break;
+    if (!line_call_incomplete) {
+      // A cancellation or a failing kernel: the rest one by one.
+      SegmentFrom(queue, s, reached, next_export);
+      return;
+    }
+    // A call step that did not write every result's payload: its results
+    // are made of what it did, and the segment goes on after it, now or
+    // when a value it gave is available, or one by one.
+    line_call_incomplete = false;
+    if (!FinishCall(queue, s, reached, next_export, next_deferred, TakeCallOutcome())) return;
+    position = reached = reached + 1;
+  }
+  if (stop == segment.end) {
+    ReleaseSegmentInputs(segment);
+    ExportStraight(queue, segment, next_export, stop);
+    return;
+  }
+  if (next_export < segment.first_export + segment.num_exports &&
+      plan_->segment_exports[next_export].position < stop) {
+    next_export = ExportStraight(queue, segment, next_export, stop);
+  }
+  if (IsAsyncCall(stop)) {
+    RunAsyncCall(queue, s, stop, next_export, next_deferred);
+    return;
+  }
+  AddDeferredStep(queue, DeferredResume{s, stop, next_export, next_deferred, queue.stream});
+}
+
+inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
+                              uint32_t next_deferred) {
+  // What the dataflow path does before it runs a kernel: other streams'
+  // ready kernels go to the work queue (the deferred steps reached stay
+  // pending: the kernel's task joins them, where it would have gone).
+  if (!queue.outline_kernels.empty()) FlushOutline(queue);
+  if (!policy_.DirectKernelsAllowed()) [[unlikely]] {
+    SegmentFrom(queue, s, at, next_export);
+    return;
+  }
+  const ExecutionPlan::LineStep& line_step = plan_->segment_line[at];
+  const ExecutionPlan::TryStep& step = line_step.try_step();
+  const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[at]];
+  auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
+      internal::CapturedWork(context_->host(), Location{&program_->file(), kernel.location()});
+  // The kernel's `call` straight from here (not through RunTryStep, the
+  // line's trampoline: the runner is already where a failure is handled).
+  const void* operands[kMaxDirectArguments];
+  const uint32_t* const operand_registers =
+      plan_->segment_operands.data() + line_step.first_operand;
+  BEF_DEBUG_CHECK(line_step.num_operands <= kMaxDirectArguments,
+                  "an async call step with more operands than a direct call takes");
+  for (uint32_t i = 0; i < line_step.num_operands; ++i) {
+    operands[i] = payloads_[operand_registers[i]].bytes;
+  }
+  void* results[kMaxDirectResults];
+  for (uint32_t i = 0; i < step.num_results; ++i) results[i] = payloads_[step.results[i]].bytes;
+  DirectCall& call = line_direct_call;
+  BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
+  call.host = context_->host();
+  call.context = context_;
+  call.emplaced = 0;
+  // (A kernel that runs an execution of its own on this thread leaves the
+  // capture as it found it.)
+  internal::CapturedWork* const outer = std::exchange(internal::captured_work, captured);
+  const bool complete =
+      step.call(operands, attribute_pool_, step.attribute_offsets, results, call);
+  internal::captured_work = outer;
+  const uint32_t all = (1u << step.num_results) - 1;
+  if (!complete && call.ok() && call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
+      (call.emplaced | call.valued) == all) [[likely]] {
+    // The usual async kernel: one result given as a value, completed by
+    // the one piece of work it enqueued.
+    const uint32_t valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
+    AsyncValue* const value = call.values[valued_result];
+    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
+        value->NumRef() == 2 && value->IsPristine() &&
+        captured->payload_type == step.result_types[valued_result]) [[likely]] {
+      // EnqueueWork's value, handed back untouched: both its references
+      // are the executor's, and the work writes the result's register.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
+    if (!captured->HasWork() && captured->num_tasks == 1) {
+      // One task the kernel enqueued itself, filling the value.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      captured->task_result = value;  // the kernel's reference
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
+  }
+  FinishAsyncCallSlowly(queue, s, at, next_export, next_deferred, complete, captured);
+}
+
+void Invocation::FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                       uint32_t next_export, uint32_t next_deferred,
+                                       bool complete, internal::CapturedWork* captured) {
+  CallOutcome outcome;
+  if (!complete) outcome = TakeCallOutcome();
+  // Otherwise its work goes where its own tasks would have gone, in order,
+  // and its results are made of what it did.
+  if (captured->HasWork() || captured->num_tasks != 0) FlushSteps(queue);
+  EnqueueCaptured(*captured);
+  if (complete ||
+      FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
+    ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
+  }
+}
+
+// The result an async call step's work or task fills, and the results the
+// kernel wrote before it returned: kept in the block's executor word.
+void Invocation::SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
+                                   uint32_t emplaced) {
+  static_assert(kMaxDirectResults <= 8);
+  captured.executor_word = valued_result | (emplaced << 8);
+}
+
+inline void Invocation::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                 uint32_t next_export, uint32_t next_deferred,
+                                 internal::CapturedWork* captured) {
+  DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
+  resume.captured = captured;
+  AddDeferredStep(queue, resume);
+}
+
+void Invocation::EnqueueCaptured(internal::CapturedWork& captured) {
+  HostContext* const host = context_->host();
+  std::vector<TaskFunction>* more = captured.more_tasks;
+  uint32_t task = 0;
+  auto enqueue_tasks = [&](uint32_t end) {
+    for (; task < end; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? captured.first_task : (*more)[task - 1]));
+    }
+  };
+  if (captured.HasWork()) {
+    enqueue_tasks(captured.tasks_before_work);
+    // The work completes EnqueueWork's value from a task of its own, as it
+    // would have outside the executor; the block is the value's memory
+    // from here on (the task holds the executor's reference).
+    struct CompleteTask {
+      internal::CapturedWork::Complete complete;
+      internal::CapturedWork::Destroy destroy;
+      void* work;
+      AsyncValue* value;
+      Location location;
+      CompleteTask(internal::CapturedWork& captured)
+          : complete(captured.complete), destroy(captured.destroy), work(captured.work),
+            value(captured.Value()), location(captured.location) {}
+      CompleteTask(const CompleteTask&) = delete;
+      CompleteTask(CompleteTask&& other) noexcept
+          : complete(other.complete), destroy(other.destroy), work(other.work),
+            value(std::exchange(other.value, nullptr)), location(other.location) {}
+      ~CompleteTask() {
+        if (value == nullptr) return;
+        destroy(work);  // never run (the queue went away)
+        value->DropRef();
+      }
+      void operator()() {
+        complete(work, value, location);
+        std::exchange(value, nullptr)->DropRef();
+      }
+    };
+    // Once the task is enqueued it may run, complete the value and free
+    // the block: the tasks enqueued after the work leave the block first.
+    const uint32_t num_tasks = captured.num_tasks;
+    TaskFunction first_after_work;
+    if (task == 0 && num_tasks != 0) first_after_work = std::move(captured.first_task);
+    std::unique_ptr<std::vector<TaskFunction>> more_after_work(
+        std::exchange(captured.more_tasks, nullptr));
+    CompleteTask complete_task(captured);
+    captured.~CapturedWork();
+    host->EnqueueWork(std::move(complete_task));
+    for (; task < num_tasks; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? first_after_work : (*more_after_work)[task - 1]));
+    }
+    return;
+  }
+  enqueue_tasks(captured.num_tasks);
+  captured.~CapturedWork();
+  internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
+}
+
+inline void Invocation::FreeCaptured(internal::CapturedWork* captured) {
+  // Its work ran (or it had none); a value of EnqueueWork in it was never
+  // published and holds nothing.
+  captured->~CapturedWork();
+  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
+}
+
+inline void Invocation::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
+  // The deferred step is the next kernel to run: first the other streams'
+  // ready kernels go to the work queue, then its task (with the steps
+  // reached before it, if nothing was enqueued in between).
+  if (!queue.outline_kernels.empty()) FlushOutline(queue);
+  DeferredSteps& steps = *queue.steps;
+  if (steps.empty()) {
+    steps.push_back(step);  // inline: no allocation
+    return;
+  }
+  // A second step: room for a task's worth at once (one heap block).
+  if (steps.size() == 1) [[unlikely]] steps.reserve(kMaxDeferredStepsPerTask);
+  steps.push_back(step);
+  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
+}
+
+void Invocation::EnqueueSteps(DeferredSteps& steps) {
+  BecomeConcurrent();
+  AddRef();  // dropped when the task has run
+  context_->host()->EnqueueWork(
+      [this, steps = std::move(steps)]() mutable { RunDeferredSteps(std::move(steps)); });
+  steps.clear();
+}
+
+void Invocation::RunDeferredSteps(DeferredSteps steps) {
+  Invocation* previous = current_invocation;
+  current_invocation = this;
+  const LineCursor cursor = SegmentCursor();
+  // The steps the running ones reach, in the order their tasks would have
+  // been enqueued (anything else enqueued meanwhile sends them first).
+  DeferredSteps reached;
+  DeferredSteps* running = &steps;
+  DeferredSteps* next = &reached;
+  // One processing loop's queue for all of them: empty again after each.
+  ReadyQueue ready(0);
+  while (true) {
+    ready.steps = next;
+    for (DeferredResume& resume : *running) {
+      ready.stream = resume.stream;
+      if (resume.captured != nullptr) {
+        RunCapturedStep(ready, resume);
+        ProcessQueue(ready);
+        continue;
+      }
+      // The step itself: its operands are the segment's payloads, written
+      // before its task was enqueued.
+      cursor.Run(resume.position);
+      if (policy_.DirectKernelsAllowed()) [[likely]] {
+        ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                        resume.deferred + 1);
+      } else {
+        // Cancelled, budgeted or traced since the segment began: its
+        // exports and the kernels after it one by one.
+        SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
+      }
+      ProcessQueue(ready);
+    }
+    if (next->empty()) break;
+    // The steps reached were the last acts. When their task would be the
+    // next one the queue runs, here, with nothing queued before it (a chain
+    // of async kernels), run them now: the same order, no trip through the
+    // queue, no keep-alive count per step.
+    if (!context_->host()->work_queue().NextToRunHere()) {
+      EnqueueSteps(*next);
+      break;
+    }
+    running->clear();
+    std::swap(running, next);
+  }
+  current_invocation = previous;
+  DropRef();
+}
+
+inline void Invocation::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
+  // An async call step: the kernel's work or task, then its users.
+  internal::CapturedWork* captured = resume.captured;
+  const auto& step = plan_->segment_line[resume.position].try_step();
+  const uint32_t valued_result = captured->executor_word & 0xff;
+  const uint32_t emplaced = captured->executor_word >> 8;
+  if (captured->HasWork()) {
+    void* const payload = payloads_[step.results[valued_result]].bytes;
+    absl::Status* error = captured->run(captured->work, payload);
+    if (error == nullptr && policy_.DirectKernelsAllowed()) [[likely]] {
+      FreeCaptured(captured);
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+      return;
+    }
+    CallOutcome outcome;
+    outcome.emplaced = emplaced;
+    if (error == nullptr) {
+      outcome.emplaced |= 1u << valued_result;
+    } else {
+      // As EnqueueWork's value would have been: an error at the kernel's
+      // location.
+      outcome.valued = 1u << valued_result;
+      outcome.values[valued_result] =
+          MakeErrorAsyncValueRef(std::move(*error), captured->location);
+      delete error;
+    }
+    FreeCaptured(captured);
+    FinishCapturedStep(ready, resume, std::move(outcome));
+    return;
+  }
+  captured->first_task();
+  AsyncValue* const value = std::exchange(captured->task_result, nullptr);
+  FreeCaptured(captured);
+  if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
+      policy_.DirectKernelsAllowed()) [[likely]] {
+    // Completed by its task, as usual: its payload, and on.
+    std::memcpy(payloads_[step.results[valued_result]].bytes, value->ScalarPayload(),
+                kDirectResultSize);
+    value->DropRef();
+    ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                    resume.deferred + 1);
+    return;
+  }
+  CallOutcome outcome;
+  outcome.emplaced = emplaced;
+  outcome.valued = 1u << valued_result;
+  outcome.values[valued_result] = TakeRef(value);
+  FinishCapturedStep(ready, resume, std::move(outcome));
+}
+
+void Invocation::FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
+                                    CallOutcome outcome) {
+  if (policy_.DirectKernelsAllowed()) [[likely]] {
+    if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
+                   resume.deferred + 1, std::move(outcome))) {
+      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                      resume.deferred + 1);
+    }
+  } else {
+    SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
+                     std::move(outcome));
+  }
+}
+
+inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,
+                                           const ExecutionPlan::Segment& segment,
+                                           uint32_t next_export, uint32_t end) {
+  // What the dataflow path does as each kernel ends: box what frame kernels
+  // read or the function returns, decrement the users outside the segment;
+  // before the next kernel runs, send other streams' ready kernels to the
+  // work queue.
+  const uint32_t exports_end = segment.first_export + segment.num_exports;
+  const ExecutionPlan::SegmentExport* exports = plan_->segment_exports.data();
+  uint32_t exporting = UINT32_MAX;
+  for (; next_export < exports_end; ++next_export) {
+    // Read before publishing: a forwarded function result may let the
+    // caller destroy the program (and with it the plan).
+    const ExecutionPlan::SegmentExport out = exports[next_export];
+    if (out.position >= end) break;
+    const uint32_t* targets = plan_->segment_targets.data() + out.first_target;
+    if (out.position != exporting) {
+      if (exporting != UINT32_MAX && !queue.outline_kernels.empty()) FlushOutline(queue);
+      exporting = out.position;
+    }
+    if (out.needs_value) {
+      // A function result's placeholder runs its waiters when forwarded.
+      if (registers_[out.reg].value != nullptr) FlushSteps(queue);
+      Publish(out.reg, TakeRef(plan_->register_boxers[out.reg](payloads_[out.reg].bytes)));
+    }
+    for (uint32_t t = 0; t < out.num_targets; ++t) DecrementReadyCount(queue, targets[t]);
+  }
+  return next_export;
+}
+
+CallOutcome Invocation::TakeCallOutcome() {
+  DirectCall& call = line_direct_call;
+  CallOutcome outcome;
+  if (call.error != nullptr) {
+    outcome.error = std::move(*call.error);
+    delete std::exchange(call.error, nullptr);
+  }
+  outcome.emplaced = call.emplaced;
+  outcome.valued = std::exchange(call.valued, 0);
+  for (uint32_t i = 0; i < kMaxDirectResults; ++i) {
+    if ((outcome.valued >> i) & 1) outcome.values[i] = TakeRef(std::exchange(call.values[i], nullptr));
+  }
+  return outcome;
+}
+
+bool Invocation::FinishCall(ReadyQueue& queue, uint32_t s, uint32_t position,
+                            uint32_t next_export, uint32_t next_deferred, CallOutcome outcome) {
+  const auto& step = plan_->segment_line[position].try_step();
+  const uint32_t all = (1u << step.num_results) - 1;
+  if (outcome.error.ok() && (outcome.emplaced | outcome.valued) == all) {
+    // Results given as values (an async kernel's): wait for them, then load
+    // their payloads and go on on the line, as the dataflow path runs the
+    // kernels after it when the values are available.
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      if (!((outcome.valued >> i) & 1)) continue;
+      AsyncValue* value = outcome.values[i].get();
+      if (!value->IsAvailable()) {
+        BecomeConcurrent();
+        WhenAvailable(value, [this, s, position, next_export, next_deferred,
+                              stream = queue.stream, outcome = std::move(outcome)]() mutable {
+          ReadyQueue ready(stream);
+          if (FinishCall(ready, s, position, next_export, next_deferred, std::move(outcome))) {
+            ContinueSegment(ready, s, position + 1, next_export, next_deferred);
+          }
+          Process(ready);
+        });
+        return false;
+      }
+    }
+    bool loadable = true;
+    for (uint32_t i = 0; i < step.num_results; ++i) {
+      if (!((outcome.valued >> i) & 1)) continue;
+      const AsyncValue* value = outcome.values[i].get();
+      loadable &= value->IsConcrete() && value->type_id() == step.result_types[i];
+    }
+    if (loadable) [[likely]] {
+      for (uint32_t i = 0; i < step.num_results; ++i) {
+        if (!((outcome.valued >> i) & 1)) continue;
+        std::memcpy(payloads_[step.results[i]].bytes, outcome.values[i]->ScalarPayload(),
+                    kDirectResultSize);
+      }
+      return true;
+    }
+  }
+  SegmentAfterCall(queue, s, position, next_export, std::move(outcome));
+  return false;
+}
+
+inline uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
+                                      const ExecutionPlan::Segment& segment, uint32_t from,
+                                      uint32_t end) {
+  uint32_t position = from;
+  if (segment.num_checks == 0) {
+    while (position < end) {
+      if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
+      const uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
+      cursor.Run(position, stop);
+      position = stop;
+    }
+    return position;
+  }
+  // Try and call steps: nothing runs after one fails (a call step's
+  // effects must not be followed by its users' on a failure), so the flag
+  // is looked at after every step.
+  line_direct_call.host = context_->host();  // for its call steps, on this thread
+  while (position < end) {
+    if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
+    const uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
+    for (; position < stop; ++position) {
+      cursor.Run(position);
+      if (line_kernel_failed) [[unlikely]] {
+        // The step failed: the runner hands it on (a try step to its frame,
+        // a call step's results made of what it did).
+        line_kernel_failed = false;
+        return position;
+      }
+    }
+  }
+  return position;
+}
+
+inline void Invocation::ReleaseSegmentInputs(const ExecutionPlan::Segment& segment) {
+  const ExecutionPlan::SegmentInput* inputs =
+      plan_->segment_inputs.data() + segment.first_input;
+  for (uint32_t i = 0; i < segment.num_counted_inputs; ++i) {
+    // A value holds a reference for each of the segment's uses.
+    if (registers_[inputs[i].reg].value != nullptr) ReleaseUse(inputs[i].reg, inputs[i].uses);
+  }
+}
+
+}  // namespace bef::invocation_internal
