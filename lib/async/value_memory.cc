@@ -25,13 +25,11 @@ constinit thread_local ValueFreeLists value_free_lists = {};
 
 namespace {
 
-constexpr uint32_t kMaxCached = 4096;      // per class up to 256 bytes
-constexpr uint32_t kMaxCachedLarge = 256;  // per larger class (<= 1 KiB)
 constexpr uint32_t kTransferBatch = 256;      // blocks per batch, up to 256 bytes
 constexpr uint32_t kTransferBatchLarge = 32;  // larger classes
 constexpr int kMaxTransferBatches = 16;       // per class
 
-uint32_t MaxCached(size_t index) { return index < 16 ? kMaxCached : kMaxCachedLarge; }
+uint32_t MaxCached(size_t index) { return MaxCachedValueBlocks(index); }
 uint32_t TransferBatch(size_t index) {
   return index < 16 ? kTransferBatch : kTransferBatchLarge;
 }
@@ -80,6 +78,7 @@ bool GiveBatch(ValueFreeLists& lists, size_t index) {
 struct ThreadCleanup {
   ~ThreadCleanup() {
     value_free_lists.dead = true;
+    value_free_lists.inline_free = false;
     for (FreeValueBlock*& head : value_free_lists.heads) {
       while (head != nullptr) {
         FreeValueBlock* next = head->next;
@@ -95,6 +94,7 @@ struct ThreadCleanup {
   // (freeing the thread's blocks) when the thread exits.
   static thread_local ThreadCleanup cleanup;
   value_free_lists.cleanup_registered = true;
+  value_free_lists.inline_free = !value_free_lists.dead;
 }
 
 }  // namespace

@@ -86,7 +86,16 @@ struct ValueFreeLists {
   uint32_t counts[kValueSizeClasses];
   bool cleanup_registered;
   bool dead;  // the thread is exiting: malloc/free only from here on
+  // cleanup_registered && !dead: FreeValueMemory may push inline.
+  bool inline_free;
 };
+// The most blocks a thread's list of class `index` keeps (value_memory.cc
+// hands a batch to the process-wide store beyond it).
+inline constexpr uint32_t kMaxCachedValueBlocks = 4096;       // classes up to 256 bytes
+inline constexpr uint32_t kMaxCachedLargeValueBlocks = 256;   // larger classes
+inline constexpr uint32_t MaxCachedValueBlocks(size_t index) {
+  return index < 16 ? kMaxCachedValueBlocks : kMaxCachedLargeValueBlocks;
+}
 extern constinit thread_local ValueFreeLists value_free_lists;
 void* AllocateValueMemoryFromMalloc(size_t size);
 void FreeValueMemoryToListOrMalloc(void* pointer, size_t size);
@@ -112,6 +121,19 @@ inline void* AllocateValueMemory(size_t size) {
   return AllocateValueMemoryFromMalloc(size);
 }
 inline void FreeValueMemory(void* pointer, size_t size) {
+  if constexpr (kValueFreeLists) {
+    // The usual case inline: a live thread whose list has room.
+    const size_t index = ValueSizeClass(size);
+    ValueFreeLists& lists = value_free_lists;
+    if (index < kValueSizeClasses && lists.inline_free &&
+        lists.counts[index] < MaxCachedValueBlocks(index)) [[likely]] {
+      auto* block = static_cast<FreeValueBlock*>(pointer);
+      block->next = lists.heads[index];
+      lists.heads[index] = block;
+      ++lists.counts[index];
+      return;
+    }
+  }
   FreeValueMemoryToListOrMalloc(pointer, size);
 }
 extern AsyncValueTypeInfo async_value_types[kMaxAsyncValueTypes];
