@@ -467,8 +467,10 @@ class Invocation {
                                                bool complete, internal::CapturedWork* captured);
   static void SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
                                 uint32_t emplaced);
-  void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
-                       uint32_t next_deferred, internal::CapturedWork* captured);
+  [[gnu::always_inline]] inline void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                                     uint32_t next_export,
+                                                     uint32_t next_deferred,
+                                                     internal::CapturedWork* captured);
   void EnqueueCaptured(internal::CapturedWork& captured);
   [[gnu::always_inline]] static inline void FreeCaptured(internal::CapturedWork* captured);
   [[gnu::always_inline]] inline void RunCapturedStep(ReadyQueue& ready,

@@ -270,7 +270,7 @@ inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
     AsyncValue* const value = call.values[valued_result];
     if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
         value->NumRef() == 2 && value->IsPristine() &&
-        captured->payload_type == step.result_types[valued_result]) [[likely]] {
+        value->type_id() == step.result_types[valued_result]) [[likely]] {
       // EnqueueWork's value, handed back untouched: both its references
       // are the executor's, and the work writes the result's register.
       SetCapturedResult(*captured, valued_result, call.emplaced);

@@ -185,7 +185,6 @@ EnqueueWork(const ExecutionContext& context, F&& work) {
       captured->run = &internal::RunCapturedWork<Work>;
       captured->complete = &internal::CompleteCapturedWork<Work>;
       captured->destroy = &internal::DestroyCapturedWork<Work>;
-      captured->payload_type = AsyncValueTypeId<Payload>();
       captured->tasks_before_work = captured->num_tasks;
       // Two references: the kernel's and the executor's.
       auto* value = ::new (static_cast<void*>(captured->value)) ConcreteAsyncValue<Payload>(

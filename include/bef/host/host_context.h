@@ -95,7 +95,6 @@ struct CapturedWork {
   Run run = nullptr;
   Complete complete = nullptr;
   Destroy destroy = nullptr;
-  uint16_t payload_type = 0;  // the value's payload type id
   uint32_t tasks_before_work = 0;  // tasks enqueued before the work
   uint32_t num_tasks = 0;
   alignas(16) unsigned char work[kWorkSize];
