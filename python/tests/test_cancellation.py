@@ -104,8 +104,12 @@ def test_ctrl_c_cancels_a_blocking_run(bef_path):
     assert child.returncode == 0
 
 
-@pytest.mark.skipif(os.environ.get("BEF_SANITIZER") == "tsan",
-                    reason="TSan does not support threads started after a multi-threaded fork")
+@pytest.mark.skipif(os.environ.get("BEF_SANITIZER") in ("tsan", "asan"),
+                    reason="a child of a multi-threaded fork may hang in the sanitizer's own "
+                           "allocator: TSan refuses threads started after it, and GCC 12's "
+                           "libasan predates ASan's fork handlers (llvm-project#75290, LLVM 18), "
+                           "so a lock another thread held at the fork stays held "
+                           "(llvm-project#63224); the normal pass runs it")
 def test_fork_child_loads_again(bef_path):
     # A child of os.fork() has none of the runtime's threads: programs of the
     # parent refuse to run there (instead of hanging), new loads work, and
