@@ -29,7 +29,6 @@ constexpr uint32_t kTransferBatch = 256;      // blocks per batch, up to 256 byt
 constexpr uint32_t kTransferBatchLarge = 32;  // larger classes
 constexpr int kMaxTransferBatches = 16;       // per class
 
-uint32_t MaxCached(size_t index) { return MaxCachedValueBlocks(index); }
 uint32_t TransferBatch(size_t index) {
   return index < 16 ? kTransferBatch : kTransferBatchLarge;
 }
@@ -128,7 +127,7 @@ void FreeValueMemoryToListOrMalloc(void* pointer, size_t size) {
   size_t index = ValueSizeClass(size);
   ValueFreeLists& lists = value_free_lists;
   if (kValueFreeLists && index < kValueSizeClasses && !lists.dead &&
-      (lists.counts[index] < MaxCached(index) || GiveBatch(lists, index))) {
+      (lists.counts[index] < MaxCachedValueBlocks(index) || GiveBatch(lists, index))) {
     if (!lists.cleanup_registered) [[unlikely]] RegisterThreadCleanup();
     auto* block = static_cast<FreeValueBlock*>(pointer);
     block->next = lists.heads[index];

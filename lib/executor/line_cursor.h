@@ -46,11 +46,10 @@ struct LineCursor {
              const uint8_t* attribute_pool, PayloadRegister* registers)
       : steps(steps), operands(operands), attribute_pool(attribute_pool), registers(registers) {}
 
-  // Runs the kernel at position `at` of the line.
-  [[gnu::always_inline]] void Run(uint32_t at) const {
-    const ExecutionPlan::LineStep& step = steps[at];
+  // Points payloads[0, step.num_operands) at the step's operand registers.
+  [[gnu::always_inline]] void Operands(const ExecutionPlan::LineStep& step,
+                                       const void** payloads) const {
     const uint32_t* operand_registers = operands + step.first_operand;
-    const void* payloads[kMaxDirectArguments];
     switch (step.num_operands) {  // most kernels read one to three
       case 3:
         payloads[2] = registers[operand_registers[2]].bytes;
@@ -70,6 +69,12 @@ struct LineCursor {
           payloads[i] = registers[operand_registers[i]].bytes;
         }
     }
+  }
+  // Runs the kernel at position `at` of the line.
+  [[gnu::always_inline]] void Run(uint32_t at) const {
+    const ExecutionPlan::LineStep& step = steps[at];
+    const void* payloads[kMaxDirectArguments];
+    Operands(step, payloads);
     step.run(payloads, attribute_pool, step.attribute_offsets,
              registers[step.result_register].bytes);
   }

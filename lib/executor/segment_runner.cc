@@ -241,13 +241,7 @@ inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
   // The kernel's `call` straight from here (not through RunTryStep, the
   // line's trampoline: the runner is already where a failure is handled).
   const void* operands[kMaxDirectArguments];
-  const uint32_t* const operand_registers =
-      plan_->segment_operands.data() + line_step.first_operand;
-  BEF_DEBUG_CHECK(line_step.num_operands <= kMaxDirectArguments,
-                  "an async call step with more operands than a direct call takes");
-  for (uint32_t i = 0; i < line_step.num_operands; ++i) {
-    operands[i] = payloads_[operand_registers[i]].bytes;
-  }
+  SegmentCursor().Operands(line_step, operands);
   void* results[kMaxDirectResults];
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = payloads_[step.results[i]].bytes;
   DirectCall& call = line_direct_call;

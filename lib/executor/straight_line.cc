@@ -268,7 +268,8 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                            const ExecutionContext& context, const FastPathPolicy& policy,
                            int32_t count, std::span<AsyncValue* const> arguments,
                            std::span<RCReference<AsyncValue>> results) {
-  BEF_DEBUG_CHECK(plan.straight_line, "RunStraightLine on a function that is not straight line");
+  BEF_DEBUG_CHECK(plan.straight_line && (kWhile ? plan.while_carried : plan.loop_carried),
+                  "a looped straight-line run of a body that is not loop- or while-carried");
   BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   const FunctionInfo& info = *plan.info;
@@ -379,9 +380,6 @@ bool RunRepeatedStraightLine(const BefProgram& program, const ExecutionPlan& pla
                              const FastPathPolicy& policy, int32_t count,
                              std::span<AsyncValue* const> arguments,
                              std::span<RCReference<AsyncValue>> results) {
-  BEF_DEBUG_CHECK(plan.straight_line && plan.loop_carried,
-                  "a repeated straight-line run of a function that is not loop-carried");
-  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   return RunLoopedStraightLine<false>(program, plan, context, policy, count, arguments,
                                       results);
 }
@@ -390,9 +388,6 @@ bool RunWhileStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                           const ExecutionContext& context, const FastPathPolicy& policy,
                           std::span<AsyncValue* const> arguments,
                           std::span<RCReference<AsyncValue>> results) {
-  BEF_DEBUG_CHECK(plan.straight_line && plan.while_carried,
-                  "a while straight-line run of a body that is not while-carried");
-  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
   return RunLoopedStraightLine<true>(program, plan, context, policy, 0, arguments, results);
 }
 

@@ -146,11 +146,8 @@ void DestroyCapturedWork(void* memory) {
   std::launder(static_cast<Work*>(memory))->~Work();
 }
 
-}  // namespace internal
-
-namespace internal {
 // EnqueueWork's own task: `work` completes the value from a task of the
-// work queue. Out of line, so the kept-inline path above stays a few
+// work queue. Out of line, so EnqueueWork's kept-inline path stays a few
 // instructions in the kernel.
 template <typename Payload, typename Work>
 [[gnu::noinline]] AsyncValueRef<Payload> EnqueueWorkTask(const ExecutionContext& context,
