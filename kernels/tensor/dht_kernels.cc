@@ -7,6 +7,7 @@
 // reinterpreted); but every operand is type-checked (a value that is not a
 // tensor, buffer or shape is an error), element counts are checked before
 // any element is read, and the loader has verified each attribute's bytes.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -74,9 +75,12 @@ absl::StatusOr<Chain> FillTensorWithConstant(Argument<DenseHostTensor> tensor, A
                                              Attribute<T> value, HostAllocator* allocator) {
   BEF_RETURN_IF_ERROR(tensor->CheckDType(kDType, "tfrt_dht.fill_tensor_with_constant"));
   BEF_RETURN_IF_ERROR(tensor->MakeWritable(allocator));
-  size_t count = tensor->DataSize() / sizeof(T);
-  T* data = static_cast<T*>(tensor->writable_data());
-  for (size_t i = 0; i < count; ++i) data[i] = *value;
+  // The dtype is T's: the elements are NumElements() Ts (none for a shape
+  // with a negative dimension). The value is read once: written through
+  // `data`, it would be re-read after every store.
+  const T fill = *value;
+  std::fill_n(static_cast<T*>(tensor->writable_data()),
+              std::max<int64_t>(tensor->NumElements(), 0), fill);
   return Chain();
 }
 

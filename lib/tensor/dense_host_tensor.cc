@@ -114,8 +114,7 @@ absl::Status DenseHostTensor::DTypeMismatch(DType expected, std::string_view ker
                                                  ", the kernel takes ", name(expected)));
 }
 
-absl::Status DenseHostTensor::MakeWritable(HostAllocator* allocator) {
-  if (!read_only()) return absl::OkStatus();
+absl::Status DenseHostTensor::CopyOnWrite(HostAllocator* allocator) {
   RCReference<HostBuffer> copy = AllocateBuffer(allocator, dtype_, shape_);
   if (!copy) return absl::InternalError("Cannot allocate tensor");
   std::memcpy(copy->data(), buffer_->data(),

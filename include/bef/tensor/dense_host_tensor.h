@@ -216,7 +216,10 @@ class DenseHostTensor {
   // every write, it must not race with other uses of the tensor (programs
   // order writes with chains).
   bool read_only() const { return buffer_ && buffer_->read_only(); }
-  absl::Status MakeWritable(HostAllocator* allocator);
+  absl::Status MakeWritable(HostAllocator* allocator) {
+    if (!read_only()) [[likely]] return absl::OkStatus();  // every write but a first one
+    return CopyOnWrite(allocator);
+  }
   // The elements' bytes (0 for a shape with a negative dimension).
   size_t DataSize() const {
     return static_cast<size_t>(std::max<int64_t>(NumElements(), 0)) * DTypeSize(dtype_);
@@ -238,6 +241,8 @@ class DenseHostTensor {
 
  private:
   absl::Status DTypeMismatch(DType expected, std::string_view kernel) const;
+  // MakeWritable's copy.
+  absl::Status CopyOnWrite(HostAllocator* allocator);
   // The constructor's debug check.
   bool BufferHoldsShape() const;
 
