@@ -24,15 +24,14 @@ ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     first_result_of_register.push_back(first);
   }
   PlanStraightLine(file);
-  LinkNestedCalls(line, nested_calls, nested_line, nested_operands, nested_results,
-                  line_try_steps);
+  Link(straight);
   file_ = file;
   // A straight-line function takes the dataflow path rarely (a pending
   // argument, a traced, cancelled or budgeted request): its segments are
   // planned when it first does.
   if (!straight_line) EnsureSegments();
 #ifndef NDEBUG
-  CheckRegisterWindows();
+  CheckRegisterWindows(straight);
 #endif
 }
 
@@ -42,51 +41,38 @@ void ExecutionPlan::EnsureSegments() const {
     // wait here; straight-line runs read none of it).
     auto* plan = const_cast<ExecutionPlan*>(this);
     plan->PlanSegments(file_);
-    plan->LinkNestedCalls(plan->segment_line, plan->segment_nested_calls,
-                          plan->segment_nested_line, plan->segment_nested_operands,
-                          plan->segment_nested_results, plan->try_steps);
+    Link(plan->segmented);
 #ifndef NDEBUG
-    CheckRegisterWindows();
+    CheckRegisterWindows(segmented);
 #endif
   });
 }
 
-void ExecutionPlan::CheckRegisterWindows() const {
+void ExecutionPlan::CheckRegisterWindows(const Line& line) {
   // Every step, nested ones included, reads and writes registers inside the
   // register file its runner allocates (the function's and the windows of
   // nested lines).
-  auto check = [](std::span<const LineStep> steps, std::span<const uint32_t> operands,
-                  uint32_t registers) {
+  auto check = [&](std::span<const LineStep> steps, std::span<const uint32_t> operands) {
     for (const LineStep& step : steps) {
-      BEF_DEBUG_CHECK(step.result_register < registers, "a step's result outside its window");
+      BEF_DEBUG_CHECK(step.result_register < line.registers,
+                      "a step's result outside its window");
       for (uint32_t i = 0; i < step.num_operands; ++i) {
-        BEF_DEBUG_CHECK(operands[step.first_operand + i] < registers,
+        BEF_DEBUG_CHECK(operands[step.first_operand + i] < line.registers,
                         "a step's operand outside its window");
       }
     }
   };
-  if (straight_line) check(line, line_operands, line_registers);
-  check(nested_line, nested_operands, line_registers);
-  for ([[maybe_unused]] uint32_t reg : nested_results) {
-    BEF_DEBUG_CHECK(reg < line_registers, "a nested call's result outside its window");
+  check(line.steps, line.operands);
+  check(line.nested_steps, line.nested_operands);
+  for ([[maybe_unused]] uint32_t reg : line.nested_results) {
+    BEF_DEBUG_CHECK(reg < line.registers, "a nested call's result outside its window");
   }
-  check(segment_line, segment_operands, segment_registers);
-  check(segment_nested_line, segment_nested_operands, segment_registers);
-  for ([[maybe_unused]] uint32_t reg : segment_nested_results) {
-    BEF_DEBUG_CHECK(reg < segment_registers, "a nested call's result outside its window");
-  }
-  for (const TryStep& step : try_steps) {
+  for (const TryStep& step : line.try_steps) {
     for (uint32_t i = 0; i < step.num_results; ++i) {
-      BEF_DEBUG_CHECK(step.results[i] < segment_registers, "a result outside its window");
-    }
-  }
-  for (const TryStep& step : line_try_steps) {
-    for (uint32_t i = 0; i < step.num_results; ++i) {
-      BEF_DEBUG_CHECK(step.results[i] < line_registers, "a result outside its window");
+      BEF_DEBUG_CHECK(step.results[i] < line.registers, "a result outside its window");
     }
   }
 }
-
 
 void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   const FunctionInfo& function = *info;
@@ -102,13 +88,7 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   std::iota(identity.begin(), identity.end(), 0);
   std::vector<LinePlanner::Step> steps(function.kernels.size());
   std::vector<uint32_t> step_operands;
-  auto give_up = [&] {
-    line_try_steps.clear();
-    nested_calls.clear();
-    nested_line.clear();
-    nested_operands.clear();
-    nested_results.clear();
-  };
+  auto give_up = [&] { straight = Line(); };
   for (size_t k = 1; k < function.kernels.size(); ++k) {
     std::optional<LinePlanner::Step> step = planner.PlanKernel(
         function.kernels[k], identity, static_cast<uint32_t>(k), 0, step_operands);
@@ -127,7 +107,7 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   }
   straight_line = true;
   line_has_try_steps = planner.has_try_steps();
-  line_registers = static_cast<uint32_t>(registers.size());
+  straight.registers = static_cast<uint32_t>(registers.size());
   line_kernels_known = planner.known_kernel_count();
 
   // Levels, then a counting sort of the kernels by level.
@@ -161,16 +141,16 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
     order[at] = static_cast<uint32_t>(k);
     positions[k] = at;
   }
-  line.reserve(order.size());
-  line_operands.reserve(step_operands.size());
+  straight.steps.reserve(order.size());
+  straight.operands.reserve(step_operands.size());
   for (uint32_t kernel : order) {
     LineStep step = steps[kernel].line;
     const uint32_t first = step.first_operand;
-    step.first_operand = static_cast<uint32_t>(line_operands.size());
+    step.first_operand = static_cast<uint32_t>(straight.operands.size());
     for (uint32_t i = 0; i < step.num_operands; ++i) {
-      line_operands.push_back(step_operands[first + i]);
+      straight.operands.push_back(step_operands[first + i]);
     }
-    line.push_back(step);
+    straight.steps.push_back(step);
   }
   argument_types.assign(function.num_arguments, kAnyOperandType);
   for (uint32_t a = 0; a < function.num_arguments; ++a) {
@@ -216,28 +196,21 @@ void ExecutionPlan::PlanStraightLine(const BefFile* file) {
   }
 }
 
-void ExecutionPlan::LinkNestedCalls(std::vector<LineStep>& steps,
-                                    std::vector<NestedCall>& calls,
-                                    std::vector<LineStep>& nested,
-                                    const std::vector<uint32_t>& operands,
-                                    const std::vector<uint32_t>& results,
-                                    std::vector<TryStep>& try_steps) {
-  // The vectors are final: nested-call steps point at their NestedCall,
-  // try steps at their TryStep.
-  for (NestedCall& call : calls) {
-    call.steps = nested.data();
-    call.operands = operands.data();
-    call.registers = results.data();
+void ExecutionPlan::Link(Line& line) {
+  for (NestedCall& call : line.nested_calls) {
+    call.steps = line.nested_steps.data();
+    call.operands = line.nested_operands.data();
+    call.registers = line.nested_results.data();
   }
   auto link = [&](LineStep& step) {
     if (step.is_nested_call()) {
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&calls[step.detail]);
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&line.nested_calls[step.detail]);
     } else if (step.is_try()) {
-      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&try_steps[step.detail]);
+      step.attribute_offsets = reinterpret_cast<const uint32_t*>(&line.try_steps[step.detail]);
     }
   };
-  for (LineStep& step : steps) link(step);
-  for (LineStep& step : nested) link(step);
+  for (LineStep& step : line.steps) link(step);
+  for (LineStep& step : line.nested_steps) link(step);
 }
 
 void ExecutionPlan::PlanSegments(const BefFile* file) {
@@ -350,7 +323,7 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     members[segment].push_back(k);
     kernel_steps[k] = step->line;
   }
-  segment_registers = static_cast<uint32_t>(planner.registers().size());
+  segmented.registers = static_cast<uint32_t>(planner.registers().size());
 
   // Registers the segments produce, and how to box them.
   register_segment.assign(num_registers, kNoSegment);
@@ -407,35 +380,35 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
   for (uint32_t s = 0; s < members.size(); ++s) {
     Segment segment;
     head_of[members[s].front()] = s;
-    segment.begin = static_cast<uint32_t>(segment_line.size());
+    segment.begin = static_cast<uint32_t>(segmented.steps.size());
     segment.first_deferred = static_cast<uint32_t>(segment_deferred.size());
     segment.first_input = static_cast<uint32_t>(segment_inputs.size());
     std::vector<uint32_t> inputs;
     for (uint32_t k : members[s]) {
       LineStep step = kernel_steps[k];
       const uint32_t first = step.first_operand;
-      step.first_operand = static_cast<uint32_t>(segment_operands.size());
+      step.first_operand = static_cast<uint32_t>(segmented.operands.size());
       for (uint32_t i = 0; i < step.num_operands; ++i) {
-        segment_operands.push_back(step_operands[first + i]);
+        segmented.operands.push_back(step_operands[first + i]);
       }
-      segment_line.push_back(step);
+      segmented.steps.push_back(step);
       segment_kernels.push_back(k);
       if (step.is_try()) {
         ++segment.num_checks;
       }
       if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
-        segment_line.back().kind = StepKind::kDeferred;
+        segmented.steps.back().kind = StepKind::kDeferred;
       }
       if (step.kind == StepKind::kAsyncCall ||
-          segment_line.back().kind == StepKind::kDeferred) {
-        segment_deferred.push_back(static_cast<uint32_t>(segment_line.size()) - 1);
+          segmented.steps.back().kind == StepKind::kDeferred) {
+        segment_deferred.push_back(static_cast<uint32_t>(segmented.steps.size()) - 1);
       }
       for (uint32_t reg : function.kernels[k].arguments()) {
         if (register_segment[reg] == s) continue;
         if (input_uses[reg]++ == 0) inputs.push_back(reg);
       }
     }
-    segment.end = static_cast<uint32_t>(segment_line.size());
+    segment.end = static_cast<uint32_t>(segmented.steps.size());
     segment.num_deferred =
         static_cast<uint32_t>(segment_deferred.size()) - segment.first_deferred;
     // Inputs with a use count first, shared registers last.

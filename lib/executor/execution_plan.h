@@ -147,9 +147,6 @@ struct ExecutionPlan {
   // for a result returning an argument).
   bool results_boxed_directly = false;
   std::vector<AsyncValue* (*)(const void*)> result_boxers;
-  // Straight line only: registers a run needs, the function's and the
-  // windows of the nested lines.
-  uint32_t line_registers = 0;
   // Straight line only: how many kernels a run runs (what the dataflow path
   // would charge a kernel budget), and whether that is known before the run
   // (false with a tfrt.if step).
@@ -165,12 +162,12 @@ struct ExecutionPlan {
   // (tfrt.repeat.i32 bodies; BefFunction::ExecuteRepeated).
   bool loop_carried = false;
   // The kernels as compact steps (what a straight-line run streams
-  // through; types were checked when planning), by dataflow level (a
-  // kernel's level is one more than the deepest of its operands' producers;
-  // arguments are level 0), in function order within a level: kernels of
-  // one level are independent, so a wide level can be split between
-  // threads. Level l is line[level_begin[l], level_begin[l + 1]); a step
-  // reads registers line_operands[first_operand, +num_operands).
+  // through; types were checked when planning); the straight line's, in
+  // `straight` (below), are by dataflow level (a kernel's level is one more
+  // than the deepest of its operands' producers; arguments are level 0),
+  // in function order within a level: kernels of one level are
+  // independent, so a wide level can be split between threads. Level l is
+  // straight.steps[level_begin[l], level_begin[l + 1]).
   struct TryStep;
   struct NestedCall;
   // What a step is: its runners and the planner look at this, never at
@@ -218,18 +215,16 @@ struct ExecutionPlan {
     const NestedCall& nested_call() const;
   };
   static_assert(sizeof(LineStep) == 32, "a line step is half a cache line");
-  std::vector<LineStep> line;
-  std::vector<uint32_t> line_operands;
   // A function-call step of a line (its LineStep::run is RunNestedCall or
   // RunNestedIf, its attribute_offsets points at this, its result_register
   // is `result_register`, and it reads its condition, if any, as operand
-  // 0). Callee b's kernels are nested_line[begin[b], end[b]); its results
-  // are nested_results[sources[b] + i], copied to the registers
-  // nested_results[destinations + i].
+  // 0). Callee b's kernels are its Line's nested_steps[begin[b], end[b]);
+  // its results are nested_results[sources[b] + i], copied to the
+  // registers nested_results[destinations + i].
   struct NestedCall {
-    const LineStep* steps = nullptr;       // nested_line.data()
-    const uint32_t* operands = nullptr;    // nested_operands.data()
-    const uint32_t* registers = nullptr;   // nested_results.data()
+    const LineStep* steps = nullptr;       // Line::nested_steps.data()
+    const uint32_t* operands = nullptr;    // Line::nested_operands.data()
+    const uint32_t* registers = nullptr;   // Line::nested_results.data()
     uint32_t result_register = 0;
     uint32_t num_results = 0;
     uint32_t begin[2] = {0, 0};
@@ -237,7 +232,6 @@ struct ExecutionPlan {
     uint32_t sources[2] = {0, 0};
     uint32_t destinations = 0;
   };
-  std::vector<NestedCall> nested_calls;
   // A step of a kernel that can fail or has several results (DirectKernel::
   // try_run): its LineStep::run is RunTryStep and its attribute_offsets
   // points at this; result_register (its first result's) anchors the
@@ -260,24 +254,48 @@ struct ExecutionPlan {
     uint32_t num_results = 0;
     uint32_t results[kMaxDirectResults] = {};
   };
-  // The segments' try steps (nested lines refuse kernels that can fail:
-  // they have no way to stop at one), and the straight line's
-  // (line_try_steps; a top-level step only). A straight-line run whose try
-  // step fails is abandoned and the function runs on the dataflow path,
-  // which reports the error: direct kernels have no effect but their
-  // results, so the abandoned run is unobservable (straight_line.cc).
-  std::vector<TryStep> try_steps;
-  std::vector<TryStep> line_try_steps;
+  // A line: steps on one file of payload registers, with what they read.
+  // The straight line (`straight`) and the segments (`segmented`) are each
+  // one, built by the same planner (line_planner.h) and run by the same
+  // cursor (line_cursor.h).
+  //   steps            the steps, in the order they run (the straight
+  //                    line: by level, below; segments: each segment's
+  //                    kernels in a row);
+  //   operands         step i reads registers operands[first_operand,
+  //                    +num_operands);
+  //   try_steps        its try and call steps' TrySteps. Nested lines
+  //                    refuse kernels that can fail (they have no way to
+  //                    stop at one): the straight line's are top-level steps
+  //                    only. A straight-line run whose try step fails is
+  //                    abandoned and the function runs on the dataflow path,
+  //                    which reports the error: direct kernels have no
+  //                    effect but their results, so the abandoned run is
+  //                    unobservable (straight_line.cc);
+  //   nested_calls, nested_steps, nested_operands, nested_results
+  //                    its function-call steps and their callees' nested
+  //                    lines (NestedCall);
+  //   registers        the register file a run of it allocates: the
+  //                    function's registers and the windows of the nested
+  //                    lines.
+  struct Line {
+    std::vector<LineStep> steps;
+    std::vector<uint32_t> operands;
+    std::vector<TryStep> try_steps;
+    std::vector<NestedCall> nested_calls;
+    std::vector<LineStep> nested_steps;
+    std::vector<uint32_t> nested_operands;
+    std::vector<uint32_t> nested_results;
+    uint32_t registers = 0;
+  };
+  // Straight line only (empty otherwise).
+  Line straight;
   bool line_has_try_steps = false;
-  std::vector<LineStep> nested_line;
-  std::vector<uint32_t> nested_operands;
-  std::vector<uint32_t> nested_results;
   std::vector<uint32_t> level_begin;
   uint32_t widest_level = 0;  // kernels in the largest level
 
   // ---- Segments (see the top of this file).
-  // Segment s runs segment_line[begin, end) on payload registers (operands
-  // in segment_operands); segment_kernels[begin, end) are the same kernels
+  // Segment s runs segmented.steps[begin, end) on payload registers;
+  // segment_kernels[begin, end) are the same kernels
   // by index (run one by one through their frames when the straight line
   // cannot take them).
   // num_checks: how many try steps (call steps included) it has; its
@@ -337,23 +355,14 @@ struct ExecutionPlan {
   static constexpr uint32_t kNoDeferralSlot = UINT32_MAX;
   std::vector<uint32_t> deferral_slot;
   uint32_t deferral_slots = 0;
-  std::vector<LineStep> segment_line;
-  std::vector<uint32_t> segment_operands;
+  // The segments' steps, each segment's in a row.
+  Line segmented;
   std::vector<uint32_t> segment_kernels;
   std::vector<uint32_t> segment_deferred;
 
   std::vector<SegmentInput> segment_inputs;
   std::vector<SegmentExport> segment_exports;
   std::vector<uint32_t> segment_targets;
-  // Payload registers an invocation needs for its segments (the
-  // function's and the windows of nested lines).
-  uint32_t segment_registers = 0;
-  // The segments' nested lines (as nested_calls ... nested_results are the
-  // straight line's).
-  std::vector<NestedCall> segment_nested_calls;
-  std::vector<LineStep> segment_nested_line;
-  std::vector<uint32_t> segment_nested_operands;
-  std::vector<uint32_t> segment_nested_results;
 
   // Plans the segments and everything the dataflow path reads (schedule,
   // initial_ready_counts, value_uses, result_kernel_uses, shared
@@ -366,16 +375,15 @@ struct ExecutionPlan {
  private:
   void PlanStraightLine(const BefFile* file);
   void PlanSegments(const BefFile* file);
-  // Points the function-call steps of `steps` and `nested` at their
-  // NestedCall in `calls`, try steps at their TryStep.
-  void LinkNestedCalls(std::vector<LineStep>& steps, std::vector<NestedCall>& calls,
-                       std::vector<LineStep>& nested, const std::vector<uint32_t>& operands,
-                       const std::vector<uint32_t>& results, std::vector<TryStep>& try_steps);
+  // Once `line`'s vectors are final: points its function-call steps
+  // (nested ones included) at their NestedCall, its try steps at their
+  // TryStep.
+  static void Link(Line& line);
   const BefFile* file_ = nullptr;
   mutable std::once_flag segments_planned_;
   // Debug builds: every step's registers lie inside the register file its
   // runner allocates (BEF_DEBUG_CHECK).
-  void CheckRegisterWindows() const;
+  static void CheckRegisterWindows(const Line& line);
 };
 
 inline const ExecutionPlan::TryStep& ExecutionPlan::LineStep::try_step() const {

@@ -718,7 +718,7 @@ TEST_P(SegmentTest, KernelFailingAfterADeferredStepInOneSegment) {
   auto program = Load(writer);
   ExecutionPlan plan = Plan(*program);
   EXPECT_EQ(plan.segment_deferred.size(), 2u);
-  EXPECT_FALSE(plan.try_steps.empty());
+  EXPECT_FALSE(plan.segmented.try_steps.empty());
   AsyncValueRef<int32_t> four = MakeAvailableAsyncValueRef<int32_t>(4);
   Outcome fine = RunBothWays(*program, {four.GetAsyncValue()});
   EXPECT_THAT(fine.results, ElementsAre("82", "26", "12"));
@@ -846,7 +846,7 @@ TEST_P(SegmentTest, FanOutOfDeferredStepsRunsInTheDataflowOrder) {
   // Result<> their own task fills, HostContext*) async call steps.
   size_t async_calls = 0;
   for (uint32_t position : plan.segment_deferred) {
-    async_calls += plan.segment_line[position].kind == ExecutionPlan::StepKind::kAsyncCall;
+    async_calls += plan.segmented.steps[position].kind == ExecutionPlan::StepKind::kAsyncCall;
   }
   EXPECT_EQ(plan.segment_deferred.size() - async_calls, size_t{kSteps});
   EXPECT_EQ(async_calls, size_t{kSteps / 5});
@@ -932,7 +932,7 @@ TEST_P(SegmentTest, FallibleKernelFailingInTheMiddleOfASegment) {
   auto program = DivisionProgram(/*counted=*/true);
   ExecutionPlan plan = Plan(*program);
   EXPECT_FALSE(plan.straight_line);  // test.counted_add_one has a frame
-  EXPECT_FALSE(plan.try_steps.empty());
+  EXPECT_FALSE(plan.segmented.try_steps.empty());
   AsyncValueRef<int32_t> five = MakeAvailableAsyncValueRef<int32_t>(5);
   Outcome fine = RunBothWays(*program, {five.GetAsyncValue()});
   EXPECT_THAT(fine.results, ElementsAre("20", "1", "121", "102", "101"));
@@ -1237,7 +1237,7 @@ TEST_P(SegmentTest, CallStepsKeepTheFramePathsResultsErrorsAndOrder) {
   EXPECT_FALSE(plan.straight_line);
   ASSERT_FALSE(plan.segments.empty());
   size_t call_steps = 0;
-  for (const ExecutionPlan::TryStep& step : plan.try_steps) call_steps += step.call != nullptr;
+  for (const ExecutionPlan::TryStep& step : plan.segmented.try_steps) call_steps += step.call != nullptr;
   EXPECT_EQ(call_steps, 41u);
 
   for (int32_t x : {5, -20, -100, 2000}) {
@@ -1687,12 +1687,12 @@ TEST_P(ExecutorTest, StraightLineRunsCallsInPlace) {
   const BefFile& file = program->file();
   ExecutionPlan calls_plan(**file.GetFunctionInfo(file.FindFunction("calls")->index), &file);
   ASSERT_TRUE(calls_plan.straight_line);
-  EXPECT_EQ(calls_plan.nested_calls.size(), 3u);
+  EXPECT_EQ(calls_plan.straight.nested_calls.size(), 3u);
   // The dataflow path's segments: planned on its first use.
   EXPECT_TRUE(calls_plan.segment_kernels.empty());
   calls_plan.EnsureSegments();
   EXPECT_THAT(calls_plan.segment_kernels, UnorderedElementsAre(1, 2, 3));
-  EXPECT_EQ(calls_plan.segment_nested_calls.size(), 3u);
+  EXPECT_EQ(calls_plan.segmented.nested_calls.size(), 3u);
   EXPECT_EQ(calls_plan.line_kernels, 3 + 2 + 2 + 1);
   EXPECT_TRUE(calls_plan.line_kernels_known);
   ExecutionPlan branch_plan(**file.GetFunctionInfo(file.FindFunction("branch")->index), &file);

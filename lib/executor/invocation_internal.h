@@ -217,7 +217,7 @@ class Invocation {
         registers_ + info->num_registers);
     payloads_ = reinterpret_cast<PayloadRegister*>(ready_counts_ +
                                                    ((info->kernels.size() + 1) & ~size_t{1}));
-    shared_registers_ = reinterpret_cast<uint32_t*>(payloads_ + plan->segment_registers);
+    shared_registers_ = reinterpret_cast<uint32_t*>(payloads_ + plan->segmented.registers);
     if (num_shared_registers_ > 0) {
       std::memcpy(shared_registers_, plan->shared_registers.data(),
                   sizeof(uint32_t) * num_shared_registers_);
@@ -254,7 +254,7 @@ class Invocation {
     const FunctionInfo* info = plan->info;
     return sizeof(Invocation) + sizeof(Register) * info->num_registers +
            sizeof(std::atomic<uint32_t>) * ((info->kernels.size() + 1) & ~size_t{1}) +
-           sizeof(PayloadRegister) * plan->segment_registers +
+           sizeof(PayloadRegister) * plan->segmented.registers +
            sizeof(uint32_t) * plan->shared_registers.size() + info->result_registers.size();
   }
 
@@ -449,7 +449,7 @@ class Invocation {
   // step (a call step of a kernel that may enqueue work; its position is
   // in segment_deferred).
   bool IsAsyncCall(uint32_t position) const {
-    return plan_->segment_line[position].kind == ExecutionPlan::StepKind::kAsyncCall;
+    return plan_->segmented.steps[position].kind == ExecutionPlan::StepKind::kAsyncCall;
   }
   // Runs the async call step at `position` (the segment's next deferred
   // position, its exports before it done): the kernel now, the first task it
@@ -486,8 +486,7 @@ class Invocation {
   }
   // A cursor over the segments' lines and this execution's payloads.
   LineCursor SegmentCursor() const {
-    return LineCursor(plan_->segment_line.data(), plan_->segment_operands.data(),
-                      attribute_pool_, payloads_);
+    return LineCursor(plan_->segmented, payloads_, attribute_pool_);
   }
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.

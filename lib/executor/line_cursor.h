@@ -36,10 +36,12 @@ constexpr uint32_t kParallelLevel = 4 * kParallelChunk;
 // copy keeps these pointers in machine registers across the kernels' calls
 // (through the plan they would be reloaded after every call).
 struct LineCursor {
-  LineCursor(const ExecutionPlan& plan, PayloadRegister* registers,
+  // A run of `line` (ExecutionPlan::straight or segmented) on `registers`
+  // (line.registers of them).
+  LineCursor(const ExecutionPlan::Line& line, PayloadRegister* registers,
              const uint8_t* attribute_pool)
-      : steps(plan.line.data()),
-        operands(plan.line_operands.data()),
+      : steps(line.steps.data()),
+        operands(line.operands.data()),
         attribute_pool(attribute_pool),
         registers(registers) {}
   LineCursor(const ExecutionPlan::LineStep* steps, const uint32_t* operands,
@@ -106,7 +108,7 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
 // runner looks at the flag after every step, so nothing runs after a
 // failure: it clears the flag and hands the failing kernel on. A straight-line run looks at the
 // flag every kCancellationInterval kernels and at its end, and abandons
-// the run (ExecutionPlan::line_try_steps).
+// the run (ExecutionPlan::straight's try_steps).
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
 extern constinit thread_local bool line_kernel_failed;

@@ -56,13 +56,7 @@ class LinePlanner {
   };
 
   LinePlanner(ExecutionPlan& plan, const BefFile* file)
-      : plan_(plan),
-        file_(file),
-        nested_calls_(&plan.nested_calls),
-        nested_line_(&plan.nested_line),
-        nested_operands_(&plan.nested_operands),
-        nested_results_(&plan.nested_results),
-        try_steps_(&plan.line_try_steps) {
+      : plan_(plan), file_(file), line_(&plan.straight) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kArgument;
@@ -73,14 +67,7 @@ class LinePlanner {
   // inputs (reads()).
   LinePlanner(ExecutionPlan& plan, const BefFile* file,
               const std::vector<uint32_t>* kernel_segment)
-      : plan_(plan),
-        file_(file),
-        nested_calls_(&plan.segment_nested_calls),
-        nested_line_(&plan.segment_nested_line),
-        nested_operands_(&plan.segment_nested_operands),
-        nested_results_(&plan.segment_nested_results),
-        try_steps_(&plan.try_steps),
-        kernel_segment_(kernel_segment) {
+      : plan_(plan), file_(file), line_(&plan.segmented), kernel_segment_(kernel_segment) {
     const FunctionInfo& function = *plan.info;
     registers_.resize(function.num_registers);
     for (uint32_t a = 0; a < function.num_arguments; ++a) registers_[a].producer = kExternal;
@@ -182,8 +169,8 @@ class LinePlanner {
                                               : ExecutionPlan::StepKind::kCall;
       // The TryStep's index until the plan's vectors are final (Link).
       step.line.attribute_offsets = nullptr;
-      step.line.detail = static_cast<uint32_t>(try_steps_->size());
-      try_steps_->push_back(try_step);
+      step.line.detail = static_cast<uint32_t>(line_->try_steps.size());
+      line_->try_steps.push_back(try_step);
       return step;
     }
     if (kernel.chain_only) {
@@ -278,18 +265,18 @@ class LinePlanner {
       branch_results[1] = branch_results[0];
     }
     // The results: of one payload type whichever callee ran.
-    call.sources[0] = static_cast<uint32_t>((*nested_results_).size());
-    for (uint32_t reg : branch_results[0]) (*nested_results_).push_back(reg);
-    call.sources[1] = static_cast<uint32_t>((*nested_results_).size());
-    for (uint32_t reg : branch_results[1]) (*nested_results_).push_back(reg);
-    call.destinations = static_cast<uint32_t>((*nested_results_).size());
+    call.sources[0] = static_cast<uint32_t>(line_->nested_results.size());
+    for (uint32_t reg : branch_results[0]) line_->nested_results.push_back(reg);
+    call.sources[1] = static_cast<uint32_t>(line_->nested_results.size());
+    for (uint32_t reg : branch_results[1]) line_->nested_results.push_back(reg);
+    call.destinations = static_cast<uint32_t>(line_->nested_results.size());
     std::vector<Register> defined(num_results);
     for (uint32_t i = 0; i < num_results; ++i) {
       const Register& first = registers_[branch_results[0][i]];
       const Register& second = registers_[branch_results[1][i]];
       if (first.type != second.type) return std::nullopt;
       defined[i] = {producer, first.type, first.box != nullptr ? first.box : second.box};
-      (*nested_results_).push_back(map[kernel.results()[i]]);
+      line_->nested_results.push_back(map[kernel.results()[i]]);
     }
     for (uint32_t i = 0; i < num_results; ++i) {
       registers_[map[kernel.results()[i]]] = defined[i];
@@ -303,8 +290,8 @@ class LinePlanner {
         conditional ? ExecutionPlan::StepKind::kNestedIf : ExecutionPlan::StepKind::kNestedCall;
     // The NestedCall's index until the plan's vectors are final (Link).
     step.line.attribute_offsets = nullptr;
-    step.line.detail = static_cast<uint32_t>((*nested_calls_).size());
-    (*nested_calls_).push_back(call);
+    step.line.detail = static_cast<uint32_t>(line_->nested_calls.size());
+    line_->nested_calls.push_back(call);
     step.kernels = 1 + most_kernels;
     if (conditional) known_kernel_count_ = false;
     return step;
@@ -312,7 +299,7 @@ class LinePlanner {
 
   // Plans `callee` as a nested line whose arguments are the line registers
   // `arguments` and whose other registers are a new window; appends its
-  // steps to (*nested_line_) at [*begin, *end) and returns the line
+  // steps to line_->nested_steps at [*begin, *end) and returns the line
   // registers of its results.
   std::optional<std::vector<uint32_t>> PlanNestedLine(const FunctionInfo& callee,
                                                       std::span<const uint32_t> arguments,
@@ -339,26 +326,23 @@ class LinePlanner {
       results.push_back(map[reg]);
     }
     // Appended whole, after the nested lines of its own calls.
-    const uint32_t operand_base = static_cast<uint32_t>((*nested_operands_).size());
-    (*nested_operands_).insert((*nested_operands_).end(), operands.begin(), operands.end());
-    *begin = static_cast<uint32_t>((*nested_line_).size());
+    const uint32_t operand_base = static_cast<uint32_t>(line_->nested_operands.size());
+    line_->nested_operands.insert(line_->nested_operands.end(), operands.begin(), operands.end());
+    *begin = static_cast<uint32_t>(line_->nested_steps.size());
     for (ExecutionPlan::LineStep& step : steps) {
       step.first_operand += operand_base;
-      (*nested_line_).push_back(step);
+      line_->nested_steps.push_back(step);
     }
-    *end = static_cast<uint32_t>((*nested_line_).size());
+    *end = static_cast<uint32_t>(line_->nested_steps.size());
     return results;
   }
 
   ExecutionPlan& plan_;
   const BefFile* file_;
-  // Where nested lines go: the straight line's, or the segments' (planned
-  // later, while straight-line runs may read the former).
-  std::vector<ExecutionPlan::NestedCall>* nested_calls_;
-  std::vector<ExecutionPlan::LineStep>* nested_line_;
-  std::vector<uint32_t>* nested_operands_;
-  std::vector<uint32_t>* nested_results_;
-  std::vector<ExecutionPlan::TryStep>* try_steps_;
+  // Where try steps and nested lines go: the straight line, or the
+  // segments' line (planned later, while straight-line runs may read the
+  // former). Its steps and operands are the caller's to fill.
+  ExecutionPlan::Line* line_;
   std::vector<Register> registers_;
   std::vector<uint16_t> reference_types_;
   bool has_try_steps_ = false;

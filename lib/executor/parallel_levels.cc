@@ -34,7 +34,7 @@ struct ParallelRun : std::enable_shared_from_this<ParallelRun> {
   void RunChunk(uint32_t level, uint32_t chunk) {
     uint32_t first = plan->level_begin[level] + chunk * kParallelChunk;
     uint32_t last = std::min(plan->level_begin[level + 1], first + kParallelChunk);
-    LineCursor(*plan, registers, attribute_pool).Run(first, last);
+    LineCursor(plan->straight, registers, attribute_pool).Run(first, last);
     // Publishes the chunk's registers to the running thread.
     done_chunks.fetch_add(1, std::memory_order_release);
   }
@@ -98,8 +98,8 @@ uint32_t RunLevelsInParallel(const ExecutionPlan& plan, PayloadRegister* registe
   parallel->plan = &plan;
   parallel->registers = registers;
   parallel->attribute_pool = attribute_pool;
-  const LineCursor cursor(plan, registers, attribute_pool);
-  uint32_t end = static_cast<uint32_t>(plan.line.size());
+  const LineCursor cursor(plan.straight, registers, attribute_pool);
+  uint32_t end = static_cast<uint32_t>(plan.straight.steps.size());
   for (uint32_t level = 0; level + 1 < plan.level_begin.size(); ++level) {
     uint32_t begin = plan.level_begin[level];
     uint32_t stop = plan.level_begin[level + 1];

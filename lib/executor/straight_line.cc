@@ -224,19 +224,19 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     return false;
   }
   RequestContext* request = context.request_context();
-  StraightLineRegisters storage(plan.line_registers);
+  StraightLineRegisters storage(plan.straight.registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
-  uint32_t end = num_kernels;  // the position in plan.line of the first kernel not run
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.straight.steps.size());
+  uint32_t end = num_kernels;  // the position in plan.straight.steps of the first kernel not run
   if (num_kernels <= kCancellationInterval) {
-    LineCursor(plan, registers, attribute_pool).Run(0, num_kernels);
+    LineCursor(plan.straight, registers, attribute_pool).Run(0, num_kernels);
   } else if (plan.widest_level < kParallelLevel || plan.line_has_try_steps ||
              context.host()->GetNumWorkerThreads() < 2) {
     // (A try step's failure is noticed by the thread that ran it: lines
     // with try steps run on one thread.)
-    end = RunLineRange(LineCursor(plan, registers, attribute_pool), 0, num_kernels, request);
+    end = RunLineRange(LineCursor(plan.straight, registers, attribute_pool), 0, num_kernels, request);
   } else {
     end = RunLevelsInParallel(plan, registers, attribute_pool, policy, context.host());
   }
@@ -279,14 +279,14 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     return false;
   }
   RequestContext* request = context.request_context();
-  StraightLineRegisters storage(plan.line_registers);
+  StraightLineRegisters storage(plan.straight.registers);
   PayloadRegister* registers = storage.get();
   storage.LoadArguments(plan, arguments);
   const uint32_t num_values = info.num_arguments;
   const uint32_t* result_registers = info.result_registers.data();
   const uint32_t* producers = plan.result_producers.data();
   const uint8_t* attribute_pool = program.kernel_binding().attribute_pool;
-  const uint32_t num_kernels = static_cast<uint32_t>(plan.line.size());
+  const uint32_t num_kernels = static_cast<uint32_t>(plan.straight.steps.size());
   // The body's i1 result, read after each run of a while loop.
   const bool* condition =
       kWhile ? reinterpret_cast<const bool*>(registers[result_registers[num_values]].bytes)
@@ -296,7 +296,7 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
     for (auto& result : results) result = FormRef(request->GetCancelAsyncValue());
     return true;
   };
-  const LineCursor cursor(plan, registers, attribute_pool);
+  const LineCursor cursor(plan.straight, registers, attribute_pool);
   bool returns_an_argument = false;
   for (uint32_t i = 0; i < num_values; ++i) returns_an_argument |= producers[i] == 0;
   if (!returns_an_argument) {

@@ -1,6 +1,6 @@
 // The straight-line interpreter: a function whose kernels are all
 // synchronous direct kernels runs as one list of calls on payload
-// registers (ExecutionPlan::line), without values, ready counts or frames.
+// registers (ExecutionPlan::straight), without values, ready counts or frames.
 // Same results and errors as the dataflow executor (invocation.cc); which
 // executions may take it is FastPathPolicy's to say.
 #ifndef BEF_LIB_EXECUTOR_STRAIGHT_LINE_H_
