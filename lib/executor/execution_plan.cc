@@ -205,7 +205,7 @@ void ExecutionPlan::Link(Line& line) {
   auto link = [&](LineStep& step) {
     if (step.is_nested_call()) {
       step.attribute_offsets = reinterpret_cast<const uint32_t*>(&line.nested_calls[step.detail]);
-    } else if (step.is_try()) {
+    } else if (step.is_try() && !step.own_entry) {
       step.attribute_offsets = reinterpret_cast<const uint32_t*>(&line.try_steps[step.detail]);
     }
   };

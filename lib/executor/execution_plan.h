@@ -175,9 +175,9 @@ struct ExecutionPlan {
   //   kKernel     a direct kernel's `run`, on its own attributes;
   //   kChainOnly  tfrt.new.chain / merge.chains (nothing to do);
   //   kTry        a kernel that can fail or has several results (TryStep:
-  //               try_run), run by RunTryStep;
-  //   kCall       a call step of a segment (TryStep: call), run by
-  //               RunTryStep;
+  //               try_run), run by RunTryStep, or, with one result, by its
+  //               own step entry point (own_entry: DirectKernel::run_step);
+  //   kCall       a call step of a segment (TryStep: call), run as kTry;
   //   kAsyncCall  a call step of a kernel that may reach the work queue
   //               (its position is in segment_deferred; the segment runner
   //               calls TryStep::call itself);
@@ -190,10 +190,10 @@ struct ExecutionPlan {
   struct LineStep {
     void (*run)(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) = nullptr;
-    // The kernel's attributes (kKernel, kDeferred), or what `run` reads
-    // instead once the plan is final: the step's TryStep (kTry, kCall,
-    // kAsyncCall) or NestedCall (kNestedCall, kNestedIf), try_step() and
-    // nested_call() below.
+    // The kernel's attributes (kKernel, kDeferred, and try steps run by
+    // their own entry point), or what `run` reads instead once the plan is
+    // final: the step's TryStep (kTry, kCall run by RunTryStep; kAsyncCall)
+    // or NestedCall (kNestedCall, kNestedIf: nested_call() below).
     const uint32_t* attribute_offsets = nullptr;
     uint32_t result_register = 0;
     uint32_t first_operand = 0;
@@ -201,8 +201,12 @@ struct ExecutionPlan {
     // step reads only its condition, if any).
     uint8_t num_operands = 0;
     StepKind kind = StepKind::kKernel;
-    // While planning: the index of the step's TryStep or NestedCall in its
-    // vector (attribute_offsets points at it once the vectors are final).
+    // A try step (kTry, kCall) whose `run` is the kernel's own step entry
+    // point (DirectKernel::run_step), on the kernel's attributes.
+    bool own_entry = false;
+    // The index of the step's TryStep or NestedCall in its Line's vector
+    // (Line::try_step; attribute_offsets points at it once the vectors are
+    // final, unless own_entry).
     uint32_t detail = 0;
 
     bool is_try() const {
@@ -211,7 +215,10 @@ struct ExecutionPlan {
     bool is_nested_call() const {
       return kind == StepKind::kNestedCall || kind == StepKind::kNestedIf;
     }
-    const TryStep& try_step() const;
+    // The TryStep of a try step run by RunTryStep, or of an async call
+    // step, once the plan is final (one load; Line::try_step for any try
+    // step).
+    const TryStep& linked_try_step() const;
     const NestedCall& nested_call() const;
   };
   static_assert(sizeof(LineStep) == 32, "a line step is half a cache line");
@@ -286,6 +293,13 @@ struct ExecutionPlan {
     std::vector<uint32_t> nested_operands;
     std::vector<uint32_t> nested_results;
     uint32_t registers = 0;
+
+    // The TryStep of a try, call or async call step of this line.
+    const TryStep& try_step(const LineStep& step) const {
+      BEF_DEBUG_CHECK(step.is_try() && step.detail < try_steps.size(),
+                      "a step's TryStep asked of a step without one");
+      return try_steps[step.detail];
+    }
   };
   // Straight line only (empty otherwise).
   Line straight;
@@ -386,8 +400,8 @@ struct ExecutionPlan {
   static void CheckRegisterWindows(const Line& line);
 };
 
-inline const ExecutionPlan::TryStep& ExecutionPlan::LineStep::try_step() const {
-  BEF_DEBUG_CHECK(is_try(), "a step's TryStep asked of a step without one");
+inline const ExecutionPlan::TryStep& ExecutionPlan::LineStep::linked_try_step() const {
+  BEF_DEBUG_CHECK(is_try() && !own_entry, "a linked TryStep asked of a step without one");
   return *reinterpret_cast<const TryStep*>(attribute_offsets);
 }
 inline const ExecutionPlan::NestedCall& ExecutionPlan::LineStep::nested_call() const {

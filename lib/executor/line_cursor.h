@@ -100,25 +100,21 @@ void RunNestedCall(const void* const* operands, const uint8_t* attribute_pool,
 void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                  const uint32_t* attribute_offsets, void* result);
 
-// The LineStep::run of a try step (ExecutionPlan::TryStep, passed as
+// The LineStep::run of a try step whose kernel has no step entry point of
+// its own (several results: ExecutionPlan::TryStep, passed as
 // attribute_offsets; `result` is its first result's payload, which anchors
 // the register file): runs the kernel's try_run, and on a failure sets
 // line_kernel_failed and zeros its results (a call step, TryStep::call,
-// leaves them: see line_call_incomplete). In a segment with try steps the
-// runner looks at the flag after every step, so nothing runs after a
-// failure: it clears the flag and hands the failing kernel on. A straight-line run looks at the
-// flag every kCancellationInterval kernels and at its end, and abandons
-// the run (ExecutionPlan::straight's try_steps).
+// leaves them and sets line_call_incomplete; kernel_utils.h has the three
+// thread-locals). DirectKernel::run_step does the same for a kernel of one
+// result, as the step itself. In a segment with try steps the runner looks
+// at the flag after every step, so nothing runs after a failure: it clears
+// the flag and hands the failing kernel on. A straight-line run looks at
+// the flag every kCancellationInterval kernels and at its end, and abandons
+// the run (ExecutionPlan::straight's try_steps). The runner sets
+// line_direct_call's host before it runs blocks.
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
-extern constinit thread_local bool line_kernel_failed;
-// A call step (ExecutionPlan::TryStep::call) that did not end with its
-// results' payloads in their registers sets line_kernel_failed and this;
-// line_direct_call then holds what the kernel did (its error, the results it
-// gave as values) for its segment's runner to make its results of. The
-// runner sets line_direct_call's host before it runs blocks.
-extern constinit thread_local bool line_call_incomplete;
-extern constinit thread_local DirectCall line_direct_call;
 
 // Runs line[begin, stop) on this thread; returns the position of the first
 // kernel not run (stop, unless a cancellation stopped it). Cancellation is

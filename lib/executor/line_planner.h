@@ -163,12 +163,18 @@ class LinePlanner {
         try_step.results[i] = map[kernel.results()[i]];
         registers_[try_step.results[i]] = {producer, result_types[i], direct.boxes[i]};
       }
-      step.line.run = &RunTryStep;
       step.line.kind = direct.call == nullptr ? ExecutionPlan::StepKind::kTry
                        : direct.may_enqueue   ? ExecutionPlan::StepKind::kAsyncCall
                                               : ExecutionPlan::StepKind::kCall;
-      // The TryStep's index until the plan's vectors are final (Link).
-      step.line.attribute_offsets = nullptr;
+      if (direct.run_step != nullptr && !direct.may_enqueue) {
+        // One result: the kernel's own step entry point is the step.
+        step.line.run = direct.run_step;
+        step.line.own_entry = true;
+      } else {
+        step.line.run = &RunTryStep;
+        // The TryStep's address once the plan's vectors are final (Link).
+        step.line.attribute_offsets = nullptr;
+      }
       step.line.detail = static_cast<uint32_t>(line_->try_steps.size());
       line_->try_steps.push_back(try_step);
       return step;

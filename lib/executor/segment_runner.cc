@@ -234,7 +234,7 @@ inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
     return;
   }
   const ExecutionPlan::LineStep& line_step = plan_->segmented.steps[at];
-  const ExecutionPlan::TryStep& step = line_step.try_step();
+  const ExecutionPlan::TryStep& step = line_step.linked_try_step();
   const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[at]];
   auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
       internal::CapturedWork(context_->host(), Location{&program_->file(), kernel.location()});
@@ -457,7 +457,7 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
 inline void Invocation::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
   // An async call step: the kernel's work or task, then its users.
   internal::CapturedWork* captured = resume.captured;
-  const auto& step = plan_->segmented.steps[resume.position].try_step();
+  const auto& step = plan_->segmented.steps[resume.position].linked_try_step();
   const uint32_t valued_result = captured->executor_word & 0xff;
   const uint32_t emplaced = captured->executor_word >> 8;
   if (captured->HasWork()) {
@@ -566,7 +566,7 @@ CallOutcome Invocation::TakeCallOutcome() {
 
 bool Invocation::FinishCall(ReadyQueue& queue, uint32_t s, uint32_t position,
                             uint32_t next_export, uint32_t next_deferred, CallOutcome outcome) {
-  const auto& step = plan_->segmented.steps[position].try_step();
+  const auto& step = plan_->segmented.try_step(plan_->segmented.steps[position]);
   const uint32_t all = (1u << step.num_results) - 1;
   if (outcome.error.ok() && (outcome.emplaced | outcome.valued) == all) {
     // Results given as values (an async kernel's): wait for them, then load

@@ -53,10 +53,6 @@ void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                   condition ? 0 : 1, attribute_pool, result);
 }
 
-constinit thread_local bool line_kernel_failed = false;
-constinit thread_local bool line_call_incomplete = false;
-constinit thread_local DirectCall line_direct_call;
-
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) {
   const auto& step = *reinterpret_cast<const ExecutionPlan::TryStep*>(attribute_offsets);

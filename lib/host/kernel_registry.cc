@@ -5,9 +5,15 @@
 #include <mutex>
 #include <vector>
 
+#include "bef/host/kernel_utils.h"
 #include "bef/host/native_function.h"
 
 namespace bef {
+
+// kernel_utils.h: the executor's state of the frame-less calls on a thread.
+constinit thread_local bool line_kernel_failed = false;
+constinit thread_local bool line_call_incomplete = false;
+constinit thread_local DirectCall line_direct_call;
 namespace {
 
 struct StaticRegistration {

@@ -38,6 +38,7 @@
 #define BEF_HOST_KERNEL_UTILS_H_
 
 #include <array>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -176,6 +177,22 @@ struct DirectCall {
     valued |= 1u << index;
   }
 };
+
+// The executor's state of the frame-less calls on this thread, which a
+// kernel's step entry point (DirectKernel::run_step) reports to as the
+// executor's own trampoline would (lib/executor/line_cursor.h, RunTryStep):
+//   line_kernel_failed    a try or call step failed (a try step's result is
+//                         then zeros; the runner looks at this after every
+//                         such step and clears it);
+//   line_call_incomplete  a call step did not end with every result's
+//                         payload in its register: line_direct_call holds
+//                         what it did (its error, results given as values)
+//                         for the runner to make its results of;
+//   line_direct_call      the running call step's DirectCall (the runner
+//                         sets its host and context).
+extern constinit thread_local bool line_kernel_failed;
+extern constinit thread_local bool line_call_incomplete;
+extern constinit thread_local DirectCall line_direct_call;
 
 template <typename T>
 class Result {
@@ -1288,6 +1305,18 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
                                                 kIndices[I])...),
         results);
   }
+  // try_run shaped as `run` (DirectKernel::run_step), for one result.
+  static void TryStepDirect(const void* const* operands, const uint8_t* attribute_pool,
+                            const uint32_t* attribute_offsets, void* result) {
+    void* const results[1] = {result};
+    if (!TryRunDirectImpl(operands, attribute_pool, attribute_offsets, results,
+                          std::index_sequence_for<Params...>())) [[unlikely]] {
+      line_kernel_failed = true;
+      // A defined payload (a false i1, zeros) for whatever a straight-line
+      // run still runs before it looks at the flag and abandons the run.
+      std::memset(result, 0, kDirectResultSize);
+    }
+  }
   static void DirectOperandTypes(uint16_t* operand_types) {
     size_t operand = 0;
     ((DirectParameter<Params>::kOperand
@@ -1352,6 +1381,20 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     // Done on the line when every result's payload is in its register.
     return call.emplaced == (1u << kCallResults) - 1 && call.valued == 0 && call.ok();
   }
+  // `call` shaped as `run` (DirectKernel::run_step), for one result.
+  static void CallStepDirect(const void* const* operands, const uint8_t* attribute_pool,
+                             const uint32_t* attribute_offsets, void* result) {
+    DirectCall& call = line_direct_call;
+    BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.ok(),
+                    "a call step ran outside a segment runner, or after an unread one");
+    call.emplaced = 0;
+    void* const results[1] = {result};
+    if (!CallDirectImpl(operands, attribute_pool, attribute_offsets, results, call,
+                        std::index_sequence_for<Params...>())) [[unlikely]] {
+      line_kernel_failed = true;
+      line_call_incomplete = true;
+    }
+  }
   // Result types and boxes: the Result<T> parameters', then the return's.
   static void CallResultTypes(uint16_t* types) {
     size_t i = 0;
@@ -1397,6 +1440,10 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
       direct.num_results = kCallResults;
       direct.reference_operands = ReferenceOperands();
+      // (An async call step's runner calls `call` itself.)
+      if constexpr (kCallResults == 1) {
+        if (!direct.may_enqueue) direct.run_step = &CallStepDirect;
+      }
       return {&Invoke, Signature(), direct};
     } else if constexpr (kDirect) {
       DirectKernel direct;
@@ -1416,6 +1463,7 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
       direct.num_results = DirectResults<Return>::kCount;
       direct.reference_operands = ReferenceOperands();
+      if constexpr (DirectResults<Return>::kCount == 1) direct.run_step = &TryStepDirect;
       return {&Invoke, Signature(), direct};
     } else {
       return {&Invoke, Signature()};
