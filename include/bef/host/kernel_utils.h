@@ -1281,10 +1281,11 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
                   std::index_sequence_for<Params...>());
   }
   template <size_t... I>
-  [[gnu::always_inline]] static void RunDirectImpl(const void* const* operands,
-                                                   const uint8_t* attribute_pool,
-                                                   const uint32_t* attribute_offsets,
-                                                   void* result, std::index_sequence<I...>) {
+  // (A kernel of no parameters reads none of them.)
+  [[gnu::always_inline]] static void RunDirectImpl(
+      [[maybe_unused]] const void* const* operands, [[maybe_unused]] const uint8_t* attribute_pool,
+      [[maybe_unused]] const uint32_t* attribute_offsets, void* result,
+      std::index_sequence<I...>) {
     ::new (result) Return(function(DirectParameter<Params>::Build(
         operands, attribute_pool, attribute_offsets, kIndices[I])...));
   }
@@ -1295,11 +1296,10 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
                             std::index_sequence_for<Params...>());
   }
   template <size_t... I>
-  [[gnu::always_inline]] static bool TryRunDirectImpl(const void* const* operands,
-                                                      const uint8_t* attribute_pool,
-                                                      const uint32_t* attribute_offsets,
-                                                      void* const* results,
-                                                      std::index_sequence<I...>) {
+  [[gnu::always_inline]] static bool TryRunDirectImpl(
+      [[maybe_unused]] const void* const* operands, [[maybe_unused]] const uint8_t* attribute_pool,
+      [[maybe_unused]] const uint32_t* attribute_offsets, void* const* results,
+      std::index_sequence<I...>) {
     return DirectResults<Return>::Store(
         function(DirectParameter<Params>::Build(operands, attribute_pool, attribute_offsets,
                                                 kIndices[I])...),
@@ -1363,11 +1363,10 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
                           std::index_sequence_for<Params...>());
   }
   template <size_t... I>
-  [[gnu::always_inline]] static bool CallDirectImpl(const void* const* operands,
-                                                    const uint8_t* attribute_pool,
-                                                    const uint32_t* attribute_offsets,
-                                                    void* const* results, DirectCall& call,
-                                                    std::index_sequence<I...>) {
+  [[gnu::always_inline]] static bool CallDirectImpl(
+      [[maybe_unused]] const void* const* operands, [[maybe_unused]] const uint8_t* attribute_pool,
+      [[maybe_unused]] const uint32_t* attribute_offsets, void* const* results, DirectCall& call,
+      std::index_sequence<I...>) {
     if constexpr (std::is_void_v<Return>) {
       function(DirectParameter<Params>::BuildCall(operands, attribute_pool, attribute_offsets,
                                                   results, call, kIndices[I])...);
