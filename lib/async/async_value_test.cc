@@ -3,6 +3,12 @@
 // reach zero exactly once.
 #include "bef/async/async_value.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -297,6 +303,54 @@ TEST(ValueMemoryTest, BlocksFreedOnAnotherThreadComeBack) {
   }
   EXPECT_EQ(internal::ValueTransferBatchesForTesting(kSize), 15);
   for (void* block : again) internal::FreeValueMemory(block, kSize);
+}
+
+// A fork while another thread holds a transfer store's lock (inside
+// TakeBatch or GiveBatch): the child, which has only the forking thread,
+// must still find the store free (value_memory.cc locks every store around
+// a fork), or its first batch from the store would spin for ever.
+TEST(ValueMemoryTest, ChildOfAForkFindsTheTransferStoreFree) {
+  if (!internal::kValueFreeLists) GTEST_SKIP() << "sanitizer builds use malloc only";
+  constexpr size_t kSize = 80;  // a class no other test here fills
+  // Batches in the store: this thread's list of the class is empty (it only
+  // made blocks), another thread's filled and gave the rest away.
+  std::vector<void*> made(4096 + 2 * 256);
+  for (void*& block : made) block = internal::AllocateValueMemory(kSize);
+  std::thread([&made] {
+    for (void* block : made) internal::FreeValueMemory(block, kSize);
+  }).join();
+  ASSERT_GT(internal::ValueTransferBatchesForTesting(kSize), 0);
+  std::atomic<bool> holding{false};
+  std::thread holder([&holding] {
+    internal::HoldValueTransferStoreForTesting(kSize);
+    holding.store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    internal::ReleaseValueTransferStoreForTesting(kSize);
+  });
+  while (!holding.load()) std::this_thread::yield();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The class's list is empty here: this takes a batch from the store.
+    void* block = internal::AllocateValueMemory(kSize);
+    internal::FreeValueMemory(block, kSize);
+    _exit(0);
+  }
+  holder.join();
+  // Bounded: 10 s for a child that needs microseconds.
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1000 && done == 0; ++i) {
+    done = waitpid(child, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the child of the fork hung taking a batch from the transfer store";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -11,6 +11,14 @@
 // free (which contends on glibc's arena lock) per value. The store holds
 // at most kMaxTransferBatches batches per class; beyond that blocks go
 // back to malloc.
+//
+// fork() gives the child only the forking thread: a store's lock another
+// thread held at that moment would stay held in the child for ever, and its
+// first TakeBatch or GiveBatch would spin. So every store is locked around
+// a fork (pthread_atfork), and parent and child both start again with the
+// stores free and their batches whole.
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -74,6 +82,20 @@ bool GiveBatch(ValueFreeLists& lists, size_t index) {
   return true;
 }
 
+// pthread_atfork's handlers: every store locked before the fork (in one
+// order: only fork takes more than one), released after it in both
+// processes.
+void LockTransferStores() {
+  for (TransferStore& store : transfer_stores) {
+    while (store.locked.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+  }
+}
+void ReleaseTransferStores() {
+  for (TransferStore& store : transfer_stores) store.locked.store(false, std::memory_order_release);
+}
+[[maybe_unused]] const bool fork_handlers_registered =
+    pthread_atfork(&LockTransferStores, &ReleaseTransferStores, &ReleaseTransferStores) == 0;
+
 struct ThreadCleanup {
   ~ThreadCleanup() {
     value_free_lists.dead = true;
@@ -100,6 +122,15 @@ struct ThreadCleanup {
 
 int ValueTransferBatchesForTesting(size_t size) {
   return transfer_stores[ValueSizeClass(size)].count.load(std::memory_order_relaxed);
+}
+
+void HoldValueTransferStoreForTesting(size_t size) {
+  std::atomic<bool>& locked = transfer_stores[ValueSizeClass(size)].locked;
+  while (locked.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+}
+
+void ReleaseValueTransferStoreForTesting(size_t size) {
+  transfer_stores[ValueSizeClass(size)].locked.store(false, std::memory_order_release);
 }
 
 void* AllocateValueMemoryFromMalloc(size_t size) {

@@ -102,6 +102,10 @@ void FreeValueMemoryToListOrMalloc(void* pointer, size_t size);
 // Full batches of blocks of `size`'s class waiting in the process-wide
 // transfer store (value_memory.cc), for tests.
 int ValueTransferBatchesForTesting(size_t size);
+// Takes / releases the transfer store's lock of `size`'s class, as a thread
+// inside TakeBatch or GiveBatch holds it, for tests.
+void HoldValueTransferStoreForTesting(size_t size);
+void ReleaseValueTransferStoreForTesting(size_t size);
 
 inline size_t ValueSizeClass(size_t size) { return (size + kValueGranule - 1) / kValueGranule - 1; }
 
