@@ -529,6 +529,13 @@ class Invocation {
                                          AsyncKernelFrame* frame);
   void Process(ReadyQueue& queue);
   void ProcessQueue(ReadyQueue& queue);
+  // ProcessQueue for the deferred steps' loop, whose queue's steps go to the
+  // loop's own list: nothing to do when no kernel is ready (a chain of
+  // async kernels, whose next step the resumed segment reached itself).
+  [[gnu::always_inline]] void ProcessReady(ReadyQueue& queue) {
+    BEF_DEBUG_CHECK(queue.own_steps.empty(), "a deferred steps' queue with steps of its own");
+    if (!queue.inline_kernels.empty() || !queue.outline_kernels.empty()) ProcessQueue(queue);
+  }
 
   const BefProgram* program_;
   const ExecutionPlan* plan_;

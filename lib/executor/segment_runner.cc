@@ -422,7 +422,7 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
       ready.stream = resume.stream;
       if (resume.captured != nullptr) {
         RunCapturedStep(ready, resume);
-        ProcessQueue(ready);
+        ProcessReady(ready);
         continue;
       }
       // The step itself: its operands are the segment's payloads, written
@@ -436,7 +436,7 @@ void Invocation::RunDeferredSteps(DeferredSteps steps) {
         // exports and the kernels after it one by one.
         SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
       }
-      ProcessQueue(ready);
+      ProcessReady(ready);
     }
     if (next->empty()) break;
     // The steps reached were the last acts. When their task would be the
