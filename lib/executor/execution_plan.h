@@ -175,8 +175,9 @@ struct ExecutionPlan {
   //   kKernel     a direct kernel's `run`, on its own attributes;
   //   kChainOnly  tfrt.new.chain / merge.chains (nothing to do);
   //   kTry        a kernel that can fail or has several results (TryStep:
-  //               try_run), run by RunTryStep, or, with one result, by its
-  //               own step entry point (own_entry: DirectKernel::run_step);
+  //               try_run), run by its own step entry point when its
+  //               results are consecutive registers (own_entry:
+  //               DirectKernel::run_step), else by RunTryStep;
   //   kCall       a call step of a segment (TryStep: call), run as kTry;
   //   kAsyncCall  a call step of a kernel that may reach the work queue
   //               (its position is in segment_deferred; the segment runner

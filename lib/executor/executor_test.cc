@@ -698,6 +698,46 @@ TEST_P(SegmentTest, AsyncKernelsAreDeferredStepsOfOneSegment) {
   }
 }
 
+// A kernel of several results is its own step (DirectKernel::run_step)
+// when its results are consecutive registers, as the converter numbers
+// them, and runs through the executor's trampoline (RunTryStep) when they
+// are not: the same results, and the same error at the same kernel, either
+// way.
+TEST_P(SegmentTest, TryStepsWithResultsInConsecutiveRegistersOrNot) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"},
+                               {"i32", "i32", "i32", "i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t seven = AsyncAdd(f, Constant(f, 6), one);  // a segment, not the straight line
+  BefWriter::Kernel& together = f.AddKernel("tfrt.div.i32").AddArgument(seven).AddArgument(0);
+  uint32_t quotient = together.AddResult("i32");
+  uint32_t remainder = together.AddResult("i32");
+  BefWriter::Kernel& apart = f.AddKernel("tfrt.div.i32").AddArgument(remainder).AddArgument(0);
+  uint32_t quotient_apart = apart.AddResult("i32");
+  uint32_t between = Add(f, quotient, one);  // its register lies between apart's results
+  uint32_t remainder_apart = apart.AddResult("i32");
+  f.Return({between, quotient_apart, remainder_apart, remainder});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  int own_entry = 0, trampoline = 0;
+  for (const ExecutionPlan::LineStep& step : plan.segmented.steps) {
+    if (step.kind != ExecutionPlan::StepKind::kTry) continue;
+    own_entry += step.own_entry;
+    trampoline += !step.own_entry;
+  }
+  EXPECT_EQ(own_entry, 1);
+  EXPECT_EQ(trampoline, 1);
+  AsyncValueRef<int32_t> two = MakeAvailableAsyncValueRef<int32_t>(2);
+  EXPECT_THAT(RunBothWays(*program, {two.GetAsyncValue()}).results,
+              ElementsAre("4", "0", "1", "1"));
+  AsyncValueRef<int32_t> zero = MakeAvailableAsyncValueRef<int32_t>(0);
+  Outcome failed = RunBothWays(*program, {zero.GetAsyncValue()});
+  EXPECT_THAT(failed.results,
+              ElementsAre("error INTERNAL: Divide by zero", "error INTERNAL: Divide by zero",
+                          "error INTERNAL: Divide by zero", "error INTERNAL: Divide by zero"));
+  EXPECT_THAT(failed.diagnostics, ElementsAre("Divide by zero"));
+}
+
 // A segment with deferred steps and a kernel that can fail after them: the
 // part resumed by a step's task stops at the failing division, whose frame
 // reports the error once at its location; what depends on it is that

@@ -19,6 +19,9 @@ namespace bef {
 struct PayloadRegister {
   alignas(8) unsigned char bytes[kDirectResultSize];
 };
+// A step entry point (DirectKernel::run_step) finds result i's register at
+// result + i * kDirectResultSize.
+static_assert(sizeof(PayloadRegister) == kDirectResultSize);
 
 // Registers of straight-line executions too large for the stack, reused
 // by the thread's next one (straight-line executions never nest: direct
@@ -100,19 +103,20 @@ void RunNestedCall(const void* const* operands, const uint8_t* attribute_pool,
 void RunNestedIf(const void* const* operands, const uint8_t* attribute_pool,
                  const uint32_t* attribute_offsets, void* result);
 
-// The LineStep::run of a try step whose kernel has no step entry point of
-// its own (several results: ExecutionPlan::TryStep, passed as
-// attribute_offsets; `result` is its first result's payload, which anchors
-// the register file): runs the kernel's try_run, and on a failure sets
-// line_kernel_failed and zeros its results (a call step, TryStep::call,
-// leaves them and sets line_call_incomplete; kernel_utils.h has the three
-// thread-locals). DirectKernel::run_step does the same for a kernel of one
-// result, as the step itself. In a segment with try steps the runner looks
-// at the flag after every step, so nothing runs after a failure: it clears
-// the flag and hands the failing kernel on. A straight-line run looks at
-// the flag every kCancellationInterval kernels and at its end, and abandons
-// the run (ExecutionPlan::straight's try_steps). The runner sets
-// line_direct_call's host before it runs blocks.
+// The LineStep::run of a try step not run by its kernel's own step entry
+// point (its results are not consecutive registers): reads its
+// ExecutionPlan::TryStep, passed as attribute_offsets (`result` is its
+// first result's payload, which anchors the register file), runs the
+// kernel's try_run, and on a failure sets line_kernel_failed and zeros its
+// results (a call step, TryStep::call, leaves them and sets
+// line_call_incomplete; kernel_utils.h has the three thread-locals).
+// DirectKernel::run_step does the same as the step itself. In a segment
+// with try steps the runner looks at the flag after every step, so nothing
+// runs after a failure: it clears the flag and hands the failing kernel
+// on. A straight-line run looks at the flag every kCancellationInterval
+// kernels and at its end, and abandons the run (ExecutionPlan::straight's
+// try_steps). The runner sets line_direct_call's host before it runs
+// blocks.
 void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result);
 

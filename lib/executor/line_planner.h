@@ -166,8 +166,13 @@ class LinePlanner {
       step.line.kind = direct.call == nullptr ? ExecutionPlan::StepKind::kTry
                        : direct.may_enqueue   ? ExecutionPlan::StepKind::kAsyncCall
                                               : ExecutionPlan::StepKind::kCall;
-      if (direct.run_step != nullptr && !direct.may_enqueue) {
-        // One result: the kernel's own step entry point is the step.
+      bool consecutive = true;
+      for (uint32_t i = 1; i < direct.num_results; ++i) {
+        consecutive &= try_step.results[i] == try_step.results[0] + i;
+      }
+      if (direct.run_step != nullptr && !direct.may_enqueue && consecutive) {
+        // The kernel's own step entry point is the step: its results are
+        // consecutive registers (result i at result_register + i).
         step.line.run = direct.run_step;
         step.line.own_entry = true;
       } else {

@@ -96,12 +96,13 @@ struct DirectKernel {
   // with the kernel's users after it (execution_plan.h, "async call
   // steps"): no frame, waiter or second task per kernel.
   bool may_enqueue = false;
-  // `try_run` or `call` (not an async call step's) of a kernel with one
-  // result, shaped as `run`: writes the result's payload to `result`, and
-  // reports a failure, or a call that did not end with its payload in
-  // place, as the executor's own trampoline for try and call steps would
-  // (kernel_utils.h, line_kernel_failed): the executor calls it as the
-  // step itself, with the kernel's attributes, one call instead of two.
+  // `try_run` or `call` (not an async call step's) shaped as `run`: writes
+  // result i's payload to result + i * kDirectResultSize, and reports a
+  // failure, or a call that did not end with its payloads in place, as the
+  // executor's own trampoline for try and call steps would (kernel_utils.h,
+  // line_kernel_failed): the executor calls it as the step itself, with the
+  // kernel's attributes, one call instead of two, where the kernel's
+  // results are consecutive registers (as the converter numbers them).
   void (*run_step)(const void* const* operands, const uint8_t* attribute_pool,
                    const uint32_t* attribute_offsets, void* result) = nullptr;
   // A new available value (one reference) holding the payload at `result`

@@ -1305,16 +1305,21 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
                                                 kIndices[I])...),
         results);
   }
-  // try_run shaped as `run` (DirectKernel::run_step), for one result.
+  // try_run shaped as `run` (DirectKernel::run_step): result i's payload
+  // at result + i * kDirectResultSize.
   static void TryStepDirect(const void* const* operands, const uint8_t* attribute_pool,
                             const uint32_t* attribute_offsets, void* result) {
-    void* const results[1] = {result};
+    constexpr uint32_t kCount = DirectResults<Return>::kCount;
+    void* results[kCount];
+    for (uint32_t i = 0; i < kCount; ++i) {
+      results[i] = static_cast<unsigned char*>(result) + i * kDirectResultSize;
+    }
     if (!TryRunDirectImpl(operands, attribute_pool, attribute_offsets, results,
                           std::index_sequence_for<Params...>())) [[unlikely]] {
       line_kernel_failed = true;
-      // A defined payload (a false i1, zeros) for whatever a straight-line
+      // Defined payloads (a false i1, zeros) for whatever a straight-line
       // run still runs before it looks at the flag and abandons the run.
-      std::memset(result, 0, kDirectResultSize);
+      std::memset(result, 0, kCount * kDirectResultSize);
     }
   }
   static void DirectOperandTypes(uint16_t* operand_types) {
@@ -1380,14 +1385,18 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     // Done on the line when every result's payload is in its register.
     return call.emplaced == (1u << kCallResults) - 1 && call.valued == 0 && call.ok();
   }
-  // `call` shaped as `run` (DirectKernel::run_step), for one result.
+  // `call` shaped as `run` (DirectKernel::run_step): result i's payload
+  // at result + i * kDirectResultSize.
   static void CallStepDirect(const void* const* operands, const uint8_t* attribute_pool,
                              const uint32_t* attribute_offsets, void* result) {
     DirectCall& call = line_direct_call;
     BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.ok(),
                     "a call step ran outside a segment runner, or after an unread one");
     call.emplaced = 0;
-    void* const results[1] = {result};
+    void* results[kCallResults];
+    for (uint32_t i = 0; i < kCallResults; ++i) {
+      results[i] = static_cast<unsigned char*>(result) + i * kDirectResultSize;
+    }
     if (!CallDirectImpl(operands, attribute_pool, attribute_offsets, results, call,
                         std::index_sequence_for<Params...>())) [[unlikely]] {
       line_kernel_failed = true;
@@ -1440,9 +1449,7 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
       direct.num_results = kCallResults;
       direct.reference_operands = ReferenceOperands();
       // (An async call step's runner calls `call` itself.)
-      if constexpr (kCallResults == 1) {
-        if (!direct.may_enqueue) direct.run_step = &CallStepDirect;
-      }
+      if (!direct.may_enqueue) direct.run_step = &CallStepDirect;
       return {&Invoke, Signature(), direct};
     } else if constexpr (kDirect) {
       DirectKernel direct;
@@ -1462,7 +1469,7 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
       direct.num_operands = CountKind<Params...>(ParameterKind::kArgument);
       direct.num_results = DirectResults<Return>::kCount;
       direct.reference_operands = ReferenceOperands();
-      if constexpr (DirectResults<Return>::kCount == 1) direct.run_step = &TryStepDirect;
+      direct.run_step = &TryStepDirect;
       return {&Invoke, Signature(), direct};
     } else {
       return {&Invoke, Signature()};
