@@ -86,12 +86,10 @@ bool GiveBatch(ValueFreeLists& lists, size_t index) {
 // order: only fork takes more than one), released after it in both
 // processes.
 void LockTransferStores() {
-  for (TransferStore& store : transfer_stores) {
-    while (store.locked.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
-  }
+  for (TransferStore& store : transfer_stores) SpinLock::Acquire(store.locked);
 }
 void ReleaseTransferStores() {
-  for (TransferStore& store : transfer_stores) store.locked.store(false, std::memory_order_release);
+  for (TransferStore& store : transfer_stores) SpinLock::Release(store.locked);
 }
 [[maybe_unused]] const bool fork_handlers_registered =
     pthread_atfork(&LockTransferStores, &ReleaseTransferStores, &ReleaseTransferStores) == 0;
@@ -125,12 +123,11 @@ int ValueTransferBatchesForTesting(size_t size) {
 }
 
 void HoldValueTransferStoreForTesting(size_t size) {
-  std::atomic<bool>& locked = transfer_stores[ValueSizeClass(size)].locked;
-  while (locked.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+  SpinLock::Acquire(transfer_stores[ValueSizeClass(size)].locked);
 }
 
 void ReleaseValueTransferStoreForTesting(size_t size) {
-  transfer_stores[ValueSizeClass(size)].locked.store(false, std::memory_order_release);
+  SpinLock::Release(transfer_stores[ValueSizeClass(size)].locked);
 }
 
 void* AllocateValueMemoryFromMalloc(size_t size) {

@@ -195,7 +195,7 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
   while (position < stop) {
     reached = RunSegmentBlocks(SegmentCursor(), segment, position, stop);
     if (reached == stop) break;
-    if (!line_call_incomplete) {
+    if (!internal::line_call_incomplete) {
       // A cancellation or a failing kernel: the rest one by one.
       SegmentFrom(queue, s, reached, next_export);
       return;
@@ -203,7 +203,7 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
     // A call step that did not write every result's payload: its results
     // are made of what it did, and the segment goes on after it, now or
     // when a value it gave is available, or one by one.
-    line_call_incomplete = false;
+    internal::line_call_incomplete = false;
     if (!FinishCall(queue, s, reached, next_export, next_deferred, TakeCallOutcome())) return;
     position = reached = reached + 1;
   }
@@ -244,7 +244,7 @@ inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
   SegmentCursor().Operands(line_step, operands);
   void* results[kMaxDirectResults];
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = payloads_[step.results[i]].bytes;
-  DirectCall& call = line_direct_call;
+  DirectCall& call = internal::line_direct_call;
   BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
   call.host = context_->host();
   call.context = context_;
@@ -550,7 +550,7 @@ inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,
 }
 
 CallOutcome Invocation::TakeCallOutcome() {
-  DirectCall& call = line_direct_call;
+  DirectCall& call = internal::line_direct_call;
   CallOutcome outcome;
   if (call.error != nullptr) {
     outcome.error = std::move(*call.error);
@@ -623,16 +623,16 @@ inline uint32_t Invocation::RunSegmentBlocks(const LineCursor& cursor,
   // Try and call steps: nothing runs after one fails (a call step's
   // effects must not be followed by its users' on a failure), so the flag
   // is looked at after every step.
-  line_direct_call.host = context_->host();  // for its call steps, on this thread
+  internal::line_direct_call.host = context_->host();  // for its call steps, on this thread
   while (position < end) {
     if (position != segment.begin && policy_.cancelled()) [[unlikely]] return position;
     const uint32_t stop = std::min<uint32_t>(end, position + kCancellationInterval);
     for (; position < stop; ++position) {
       cursor.Run(position);
-      if (line_kernel_failed) [[unlikely]] {
+      if (internal::line_kernel_failed) [[unlikely]] {
         // The step failed: the runner hands it on (a try step to its frame,
         // a call step's results made of what it did).
-        line_kernel_failed = false;
+        internal::line_kernel_failed = false;
         return position;
       }
     }

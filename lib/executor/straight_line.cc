@@ -60,19 +60,19 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
   void* results[kMaxDirectResults];
   for (uint32_t i = 0; i < step.num_results; ++i) results[i] = registers[step.results[i]].bytes;
   if (step.call != nullptr) {
-    DirectCall& call = line_direct_call;
+    DirectCall& call = internal::line_direct_call;
     BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.ok(),
                     "a call step ran outside a segment runner, or after an unread one");
     call.emplaced = 0;
     if (!step.call(operands, attribute_pool, step.attribute_offsets, results, call))
         [[unlikely]] {
-      line_kernel_failed = true;
-      line_call_incomplete = true;
+      internal::line_kernel_failed = true;
+      internal::line_call_incomplete = true;
     }
     return;
   }
   if (!step.try_run(operands, attribute_pool, step.attribute_offsets, results)) [[unlikely]] {
-    line_kernel_failed = true;
+    internal::line_kernel_failed = true;
     // Defined payloads (a false i1, zeros) for whatever a straight-line run
     // still runs before it looks at the flag and abandons the run.
     for (uint32_t i = 0; i < step.num_results; ++i) {
@@ -84,7 +84,7 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
 uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
                       const RequestContext* request) {
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
-    if (block != begin && (FastPathPolicy::Cancelled(request) || line_kernel_failed))
+    if (block != begin && (FastPathPolicy::Cancelled(request) || internal::line_kernel_failed))
         [[unlikely]] {
       return block;
     }
@@ -156,8 +156,8 @@ class StraightLineRegisters {
 // Whether a try step of the run just made failed (clearing the flag): the
 // run is abandoned, the dataflow path runs the function and reports it.
 [[gnu::always_inline]] inline bool LineFailed(const ExecutionPlan& plan) {
-  if (!plan.line_has_try_steps || !line_kernel_failed) [[likely]] return false;
-  line_kernel_failed = false;
+  if (!plan.line_has_try_steps || !internal::line_kernel_failed) [[likely]] return false;
+  internal::line_kernel_failed = false;
   return true;
 }
 
@@ -211,7 +211,8 @@ bool RunStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                      std::span<AsyncValue* const> arguments,
                      std::span<RCReference<AsyncValue>> results) {
   BEF_DEBUG_CHECK(plan.straight_line, "RunStraightLine on a function that is not straight line");
-  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
+  BEF_DEBUG_CHECK(!internal::line_kernel_failed,
+                  "a kernel's failure on the line was left unhandled");
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   // Under a kernel budget a line that may be abandoned halfway would be
   // charged twice: the dataflow path runs it.
@@ -266,7 +267,8 @@ bool RunLoopedStraightLine(const BefProgram& program, const ExecutionPlan& plan,
                            std::span<RCReference<AsyncValue>> results) {
   BEF_DEBUG_CHECK(plan.straight_line && (kWhile ? plan.while_carried : plan.loop_carried),
                   "a looped straight-line run of a body that is not loop- or while-carried");
-  BEF_DEBUG_CHECK(!line_kernel_failed, "a kernel's failure on the line was left unhandled");
+  BEF_DEBUG_CHECK(!internal::line_kernel_failed,
+                  "a kernel's failure on the line was left unhandled");
   if (!StraightLineMayStart(plan, policy, arguments)) return false;
   const FunctionInfo& info = *plan.info;
   if (kWhile ? !policy.ChargeStraightLine(0, false)

@@ -11,9 +11,11 @@
 namespace bef {
 
 // kernel_utils.h: the executor's state of the frame-less calls on a thread.
+namespace internal {
 constinit thread_local bool line_kernel_failed = false;
 constinit thread_local bool line_call_incomplete = false;
 constinit thread_local DirectCall line_direct_call;
+}  // namespace internal
 namespace {
 
 struct StaticRegistration {

@@ -190,9 +190,12 @@ struct DirectCall {
 //                         for the runner to make its results of;
 //   line_direct_call      the running call step's DirectCall (the runner
 //                         sets its host and context).
+// The executor's and BEF_KERNEL's only: never a kernel author's.
+namespace internal {
 extern constinit thread_local bool line_kernel_failed;
 extern constinit thread_local bool line_call_incomplete;
 extern constinit thread_local DirectCall line_direct_call;
+}  // namespace internal
 
 template <typename T>
 class Result {
@@ -412,6 +415,18 @@ bool CheckArgumentTypes(AsyncKernelFrame* frame) {
 // Implementation of BEF_KERNEL.
 
 namespace internal {
+
+// The results array of a step entry point (DirectKernel::run_step): result
+// i's payload at `first` + i * kDirectResultSize.
+template <uint32_t kCount>
+struct ConsecutiveResults {
+  explicit ConsecutiveResults(void* first) {
+    for (uint32_t i = 0; i < kCount; ++i) {
+      slots[i] = static_cast<unsigned char*>(first) + i * kDirectResultSize;
+    }
+  }
+  void* slots[kCount > 0 ? kCount : 1];
+};
 
 // Reserves room for `count` elements of an inlined vector only past its
 // inline room (the inline check is the common case, and stays inline).
@@ -1310,11 +1325,8 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
   static void TryStepDirect(const void* const* operands, const uint8_t* attribute_pool,
                             const uint32_t* attribute_offsets, void* result) {
     constexpr uint32_t kCount = DirectResults<Return>::kCount;
-    void* results[kCount];
-    for (uint32_t i = 0; i < kCount; ++i) {
-      results[i] = static_cast<unsigned char*>(result) + i * kDirectResultSize;
-    }
-    if (!TryRunDirectImpl(operands, attribute_pool, attribute_offsets, results,
+    const ConsecutiveResults<kCount> results(result);
+    if (!TryRunDirectImpl(operands, attribute_pool, attribute_offsets, results.slots,
                           std::index_sequence_for<Params...>())) [[unlikely]] {
       line_kernel_failed = true;
       // Defined payloads (a false i1, zeros) for whatever a straight-line
@@ -1393,11 +1405,8 @@ struct KernelImpl<Return (*)(Params...), function, kPure> {
     BEF_DEBUG_CHECK(call.host != nullptr && call.valued == 0 && call.ok(),
                     "a call step ran outside a segment runner, or after an unread one");
     call.emplaced = 0;
-    void* results[kCallResults];
-    for (uint32_t i = 0; i < kCallResults; ++i) {
-      results[i] = static_cast<unsigned char*>(result) + i * kDirectResultSize;
-    }
-    if (!CallDirectImpl(operands, attribute_pool, attribute_offsets, results, call,
+    const ConsecutiveResults<kCallResults> results(result);
+    if (!CallDirectImpl(operands, attribute_pool, attribute_offsets, results.slots, call,
                         std::index_sequence_for<Params...>())) [[unlikely]] {
       line_kernel_failed = true;
       line_call_incomplete = true;

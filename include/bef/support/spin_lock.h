@@ -17,9 +17,13 @@ namespace bef {
 
 class SpinLock {
  public:
-  explicit SpinLock(std::atomic<bool>& locked) : locked_(locked) {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);) {
-      while (locked_.load(std::memory_order_relaxed)) {
+  explicit SpinLock(std::atomic<bool>& locked) : locked_(locked) { Acquire(locked_); }
+  ~SpinLock() { Release(locked_); }
+  // The same, unscoped: for a lock held across calls (fork handlers that
+  // take it before fork and give it back after, test hooks).
+  static void Acquire(std::atomic<bool>& locked) {
+    for (int spins = 0; locked.exchange(true, std::memory_order_acquire);) {
+      while (locked.load(std::memory_order_relaxed)) {
         if (++spins < kSpinsBeforeYield) {
 #if defined(__x86_64__) || defined(__i386__)
           __builtin_ia32_pause();
@@ -30,7 +34,9 @@ class SpinLock {
       }
     }
   }
-  ~SpinLock() { locked_.store(false, std::memory_order_release); }
+  static void Release(std::atomic<bool>& locked) {
+    locked.store(false, std::memory_order_release);
+  }
   SpinLock(const SpinLock&) = delete;
   SpinLock& operator=(const SpinLock&) = delete;
 
