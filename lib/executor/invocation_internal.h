@@ -522,8 +522,12 @@ class Invocation {
   // Kernel `position`'s uses of values from outside its segment are over.
   void ReleaseKernelInputs(uint32_t segment, uint32_t position);
   // Sends the outline kernels to the work queue, one task per stream in
-  // ascending stream order (§5.1, step 2).
+  // ascending stream order (§5.1, step 2); on a queue that supports task
+  // runs (work_queue.h), one run of those tasks.
   void FlushOutline(ReadyQueue& queue);
+  // The task run of FlushOutline: the streams of block[begin, end) (sorted
+  // by stream) one after another, each as its own task would run.
+  void RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t begin, uint32_t end);
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);

@@ -92,6 +92,23 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
       for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
     }
   }
+  HostContext* const host = context_->host();
+  if (outline.size() > 1 &&
+      plan_->schedule[outline.front()].stream != plan_->schedule[outline.back()].stream &&
+      !policy_.traced() && host->work_queue().SupportsTaskRuns()) {
+    // A queue of one thread: the streams' tasks, one after another in the
+    // queue, as one task run (RunStreams).
+    auto copy = std::make_shared<uint32_t[]>(outline.size());
+    std::copy(outline.begin(), outline.end(), copy.get());
+    BecomeConcurrent();
+    AddRef();  // the run's, dropped when its last part has run
+    host->EnqueueWork([this, block = std::shared_ptr<const uint32_t[]>(std::move(copy)),
+                       end = static_cast<uint32_t>(outline.size())] {
+      RunStreams(block, 0, end);
+    });
+    outline.clear();
+    return;
+  }
   // The kernels of the groups of several, in one block the tasks share.
   std::shared_ptr<const uint32_t[]> block;
   for (size_t begin = 0; begin < outline.size();) {
@@ -102,7 +119,7 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
     AddRef();
     if (end - begin == 1) {
       // One kernel (the usual stream's share): nothing to allocate for it.
-      context_->host()->EnqueueWork([this, stream, kernel = outline[begin]] {
+      host->EnqueueWork([this, stream, kernel = outline[begin]] {
         ReadyQueue ready(stream);
         ready.inline_kernels.push_back(kernel);
         Process(ready);
@@ -115,7 +132,7 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
         block = std::move(copy);
       }
       const uint32_t first = static_cast<uint32_t>(begin), last = static_cast<uint32_t>(end);
-      context_->host()->EnqueueWork([this, stream, block, first, last] {
+      host->EnqueueWork([this, stream, block, first, last] {
         ReadyQueue ready(stream);
         ready.inline_kernels.assign(block.get() + first, block.get() + last);
         Process(ready);
@@ -125,6 +142,40 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
     begin = end;
   }
   outline.clear();
+}
+
+void Invocation::RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t begin,
+                            uint32_t end) {
+  // Each stream's kernels as its own task would run them. The deferred
+  // steps they reach stay pending from one stream to the next: their tasks
+  // would have been consecutive unless a stream enqueued something else,
+  // which sends them first (FlushSteps), so they share tasks as one loop's
+  // steps do.
+  ConcurrentWorkQueue& work_queue = context_->host()->work_queue();
+  DeferredSteps steps;
+  ReadyQueue ready(0);  // empty again after each stream's loop
+  ready.steps = &steps;
+  while (true) {
+    const uint32_t stream = plan_->schedule[block[begin]].stream;
+    uint32_t stream_end = begin + 1;
+    while (stream_end < end && plan_->schedule[block[stream_end]].stream == stream) ++stream_end;
+    ready.stream = stream;
+    ready.inline_kernels.assign(block.get() + begin, block.get() + stream_end);
+    Process(ready);
+    begin = stream_end;
+    if (begin == end) break;
+    if (!work_queue.ContinueRun()) [[unlikely]] {
+      // The queue stops before the next stream's task: the steps reached go
+      // where their tasks were, the rest of the run where its next stream's
+      // task was (ahead of them), with the run's keep-alive count.
+      FlushSteps(ready);
+      context_->host()->EnqueueWorkAhead(
+          [this, block = std::move(block), begin, end] { RunStreams(block, begin, end); });
+      return;
+    }
+  }
+  FlushSteps(ready);
+  DropRef();
 }
 
 inline void Invocation::RunKernel(ReadyQueue& queue, uint32_t k) {

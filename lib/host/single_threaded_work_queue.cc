@@ -47,6 +47,12 @@ class TaskRing {
     if (size() == capacity_) [[unlikely]] Grow();
     ::new (&slots_[tail_++ & (capacity_ - 1)]) TaskFunction(std::move(task));
   }
+  // (Positions wrap below zero like above it: slots are positions mod a
+  // power of two.)
+  void push_front(TaskFunction&& task) {
+    if (size() == capacity_) [[unlikely]] Grow();
+    ::new (&slots_[--head_ & (capacity_ - 1)]) TaskFunction(std::move(task));
+  }
   TaskFunction& front() { return slots_[head_ & (capacity_ - 1)]; }
   // Destroys the front task (moved from, or run).
   void pop_front() {
@@ -97,6 +103,10 @@ struct State {
   std::atomic<size_t> shared_count{0};
 };
 
+// Where the task a drain runs came from (a task run's rest goes back there:
+// AddTaskAhead).
+enum class TaskSource : uint8_t { kShared, kOwn, kTaken };
+
 // The queue a thread is draining and the tasks it added meanwhile; on the
 // draining thread's stack, linked to the drain it interrupted (of another
 // queue).
@@ -106,7 +116,9 @@ struct OwnTasks {
   TaskRing tasks;
   OwnTasks* interrupted;
   // Tasks Quiesce took from the shared list and runs before `tasks`.
-  const TaskRing* taken = nullptr;
+  TaskRing* taken = nullptr;
+  // Where the task running now came from.
+  TaskSource running_from = TaskSource::kShared;
   // The innermost drain's count of values it awaits (null: Quiesce, which
   // runs until nothing is queued): at zero it returns before the next task.
   const std::atomic<int>* awaiting = nullptr;
@@ -193,7 +205,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
     TaskRing& own = draining.tasks();
     while (waiting->load(std::memory_order_acquire) != 0) {
       if (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
-        RunFront(own);
+        RunFront(own, TaskSource::kOwn);
         continue;
       }
       std::unique_lock<std::mutex> lock(state_->mutex);
@@ -207,7 +219,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
       state_->tasks.pop_front();
       state_->shared_count.store(state_->tasks.size(), std::memory_order_relaxed);
       lock.unlock();
-      Run(task);
+      Run(task, TaskSource::kShared);
     }
   }
 
@@ -222,11 +234,11 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
         state_->shared_count.store(0, std::memory_order_relaxed);
       }
       if (batch.empty() && own.empty()) return;
-      const TaskRing* outer = std::exchange(own_tasks->taken, &batch);
-      while (!batch.empty()) RunFront(batch);
+      TaskRing* outer = std::exchange(own_tasks->taken, &batch);
+      while (!batch.empty()) RunFront(batch, TaskSource::kTaken);
       own_tasks->taken = outer;
       while (!own.empty() && state_->shared_count.load(std::memory_order_relaxed) == 0) {
-        RunFront(own);
+        RunFront(own, TaskSource::kOwn);
       }
     }
   }
@@ -242,20 +254,61 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
            state_->shared_count.load(std::memory_order_relaxed) == 0;
   }
 
+  bool SupportsTaskRuns() const override { return true; }
+  bool ContinueRun() const override {
+    const OwnTasks* own = own_tasks;
+    if (own == nullptr || own->state != state_.get()) return false;  // not one of its tasks
+    if (own->awaiting != nullptr && own->awaiting->load(std::memory_order_acquire) == 0) {
+      return false;  // the Await returns before its next task
+    }
+    // The next part would be first in the list the run came from; the
+    // shared list goes before the thread's own (a batch Quiesce took runs
+    // to its end first).
+    return own->running_from != TaskSource::kOwn ||
+           state_->shared_count.load(std::memory_order_relaxed) == 0;
+  }
+  void AddTaskAhead(TaskFunction task) override {
+    OwnTasks* own = own_tasks;
+    if (own == nullptr || own->state != state_.get()) {
+      AddTask(std::move(task));
+      return;
+    }
+    switch (own->running_from) {
+      case TaskSource::kOwn:
+        own->tasks.push_front(std::move(task));
+        return;
+      case TaskSource::kTaken:
+        own->taken->push_front(std::move(task));
+        return;
+      case TaskSource::kShared:
+        break;
+    }
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      state_->tasks.push_front(std::move(task));
+      state_->shared_count.store(state_->tasks.size(), std::memory_order_relaxed);
+    }
+    state_->changed.notify_all();
+  }
+
   int GetParallelismLevel() const override { return 1; }
   bool IsInWorkerThread() const override { return running_tasks > 0; }
 
  private:
-  static void Run(TaskFunction& task) {
+  // Inside a drain (own_tasks is the drain's).
+  static void Run(TaskFunction& task, TaskSource source) {
+    OwnTasks* own = own_tasks;
+    const TaskSource outer = std::exchange(own->running_from, source);
     ++running_tasks;
     task();
     task.reset();
     --running_tasks;
+    own->running_from = outer;
   }
-  static void RunFront(TaskRing& tasks) {
+  static void RunFront(TaskRing& tasks, TaskSource source) {
     TaskFunction task = std::move(tasks.front());
     tasks.pop_front();
-    Run(task);
+    Run(task, source);
   }
 
   std::shared_ptr<State> state_ = std::make_shared<State>();

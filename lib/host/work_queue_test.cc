@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <chrono>
 #include <string>
@@ -249,6 +250,83 @@ TEST(SingleThreadedWorkQueueTest, NextToRunHereOnlyWithNothingQueuedBefore) {
   queue->Await(awaited_values);
   EXPECT_THAT(seen, ElementsAre("before the value=yes", "after the value=no"));
   queue->Quiesce();
+}
+
+// Task runs on `s`: a run goes on with its next part while the queue
+// would run that part's own task next, here; otherwise the rest goes back
+// where that task would be (AddTaskAhead), ahead of what the parts added.
+// Each order below is the one separate tasks give.
+TEST(SingleThreadedWorkQueueTest, TaskRunsStopWhereSeparateTasksWould) {
+  auto queue = CreateSingleThreadedWorkQueue();
+  EXPECT_TRUE(queue->SupportsTaskRuns());
+  EXPECT_FALSE(queue->ContinueRun());  // not a task
+  std::vector<std::string> order;
+  // Parts [part, 3) of a run; `act` is each part's work.
+  std::function<void(int, std::function<void(int)>)> run_from;
+  run_from = [&](int part, std::function<void(int)> act) {
+    for (; part < 3; ++part) {
+      order.push_back("part " + std::to_string(part));
+      act(part);
+      if (part + 1 < 3 && !queue->ContinueRun()) {
+        queue->AddTaskAhead([&, next = part + 1, act] { run_from(next, act); });
+        return;
+      }
+    }
+  };
+  // An Await whose value part 1 makes available returns before part 2,
+  // which runs before the task part 0 added.
+  AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
+  queue->AddTask([&] {
+    run_from(0, [&](int part) {
+      if (part == 0) queue->AddTask([&] { order.push_back("added by part 0"); });
+      if (part == 1) value.emplace(1);
+    });
+  });
+  AsyncValue* values[] = {value.GetAsyncValue()};
+  queue->Await(values);
+  order.push_back("await returned");
+  queue->Quiesce();
+  EXPECT_THAT(order, ElementsAre("part 0", "part 1", "await returned", "part 2",
+                                 "added by part 0"));
+  // A run from the thread's own list stops when another thread added a
+  // task, which runs first.
+  order.clear();
+  queue->AddTask([&] {
+    queue->AddTask([&] {
+      run_from(0, [&](int part) {
+        if (part != 0) return;
+        queue->AddTask([&] { order.push_back("added by part 0"); });
+        std::thread([&] { queue->AddTask([&] { order.push_back("another thread's"); }); })
+            .join();
+      });
+    });
+  });
+  queue->Quiesce();
+  EXPECT_THAT(order, ElementsAre("part 0", "another thread's", "part 1", "part 2",
+                                 "added by part 0"));
+  // Inside an Await from the shared list: the rest goes back to its front.
+  order.clear();
+  AsyncValueRef<int> second = MakeUnconstructedAsyncValueRef<int>();
+  std::thread([&] {
+    queue->AddTask([&] {
+      run_from(0, [&](int part) {
+        if (part == 0) second.emplace(2);
+      });
+    });
+    queue->AddTask([&] { order.push_back("queued after the run"); });
+  }).join();
+  AsyncValue* second_values[] = {second.GetAsyncValue()};
+  queue->Await(second_values);
+  order.push_back("await returned");
+  queue->Quiesce();
+  EXPECT_THAT(order, ElementsAre("part 0", "await returned", "part 1", "part 2",
+                                 "queued after the run"));
+}
+
+TEST(MultiThreadedWorkQueueTest, OffersNoTaskRuns) {
+  auto queue = CreateMultiThreadedWorkQueue(2, 1);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  EXPECT_FALSE((*queue)->SupportsTaskRuns());
 }
 
 TEST(SingleThreadedWorkQueueTest, BlockingTasks) {

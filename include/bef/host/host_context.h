@@ -147,6 +147,11 @@ class HostContext {
     }
     work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
   }
+  // The rest of a task run, where its next part's task would be
+  // (ConcurrentWorkQueue::AddTaskAhead).
+  void EnqueueWorkAhead(TaskFunction task) {
+    work_queue_->AddTaskAhead(MaybeTraced(std::move(task), "task"));
+  }
   // Work meant to run alongside the caller (ConcurrentWorkQueue::
   // AddParallelTask).
   void EnqueueParallelWork(TaskFunction task) {

@@ -86,6 +86,21 @@ class ConcurrentWorkQueue {
   // work in the same order, without a trip through the queue. False is
   // always safe (the default).
   virtual bool NextToRunHere() const { return false; }
+  // Task runs: on a queue that supports them, a task may run the work of
+  // several tasks its thread would add together (consecutive in the
+  // queue), one part after another, as the executor does with the tasks of
+  // other streams. Between two parts it asks ContinueRun(): false when the
+  // queue would not run the next part now, on this thread, were it a task
+  // of its own (an Await whose values are all available returns first, or
+  // work another thread added runs first); the task then hands the rest
+  // back with AddTaskAhead, which queues it where that next part's task
+  // would be: ahead of whatever the parts that ran added. The same work in
+  // the same order as separate tasks, without a trip through the queue per
+  // part. A queue of several threads runs separate tasks side by side, so
+  // it offers no runs (the defaults).
+  virtual bool SupportsTaskRuns() const { return false; }
+  virtual bool ContinueRun() const { return false; }
+  virtual void AddTaskAhead(TaskFunction task) { AddTask(std::move(task)); }
 };
 
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
