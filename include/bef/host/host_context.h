@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <type_traits>
 #include <vector>
 #include <span>
 
@@ -146,6 +147,23 @@ class HostContext {
       return;
     }
     work_queue_->AddTask(MaybeTraced(std::move(task), "task"));
+  }
+  // The same for a callable (a kernel's lambda): where an async call step
+  // keeps its first task, the task is made in place from it, with no
+  // TaskFunction moved on the way.
+  template <typename F>
+    requires(!std::is_same_v<std::decay_t<F>, TaskFunction>)
+  void EnqueueWork(F&& task) {
+    if (internal::CapturedWork* captured = internal::captured_work;
+        captured != nullptr && captured->host == this && captured->num_tasks == 0)
+        [[unlikely]] {
+      // first_task is empty (nothing kept yet): nothing to destroy.
+      captured->first_task.~TaskFunction();
+      ::new (static_cast<void*>(&captured->first_task)) TaskFunction(std::forward<F>(task));
+      captured->num_tasks = 1;
+      return;
+    }
+    EnqueueWork(TaskFunction(std::forward<F>(task)));
   }
   // The rest of a task run, where its next part's task would be
   // (ConcurrentWorkQueue::AddTaskAhead).
