@@ -91,7 +91,7 @@ void RunWaiters(internal::WaiterNode* node) {
 
 }  // namespace
 
-AsyncValue::~AsyncValue() { delete error_; }
+void AsyncValue::DeleteError() { delete error_; }
 
 const ErrorInfo& AsyncValue::GetErrorInfo() const {
   const AsyncValue* value = this;
@@ -145,8 +145,10 @@ void AsyncValue::SetError(absl::Status status, Location location) {
 
 void AsyncValue::SetStateConcrete() {
   assert(IsConstructed());
-  NotifyStateChange(State::kConcrete);
+  PublishConcrete();
 }
+
+void AsyncValue::RunWaitersOfWord(uintptr_t word) { RunWaiters(WaitersOf(word)); }
 
 IndirectAsyncValue::IndirectAsyncValue()
     : AsyncValue(internal::IndirectTypeId(), State::kUnconstructed, true) {}

@@ -295,12 +295,28 @@ class AsyncValue {
       : type_id_(type_id),
         indirect_(indirect),
         waiters_and_state_(static_cast<uintptr_t>(state)) {}
-  ~AsyncValue();
+  // Inline: most values hold no error.
+  ~AsyncValue() {
+    if (error_ != nullptr) [[unlikely]] DeleteError();
+  }
+  void DeleteError();
 
   void Destroy() { internal::async_value_types[type_id_].destroy(this); }
   // Moves to `state` (available or constructed) and runs the waiters if
   // available.
   void NotifyStateChange(State state);
+  // NotifyStateChange(kConcrete), inline up to the waiters: a value no one
+  // waits for (a kernel's result, read once it is there) is one exchange.
+  void PublishConcrete() {
+    const uintptr_t old =
+        waiters_and_state_.exchange(static_cast<uintptr_t>(State::kConcrete),
+                                    std::memory_order_acq_rel);
+    assert((old & kStateMask) < static_cast<uintptr_t>(State::kConcrete) &&
+           "an AsyncValue was made available twice");
+    if ((old & ~kStateMask) != 0) [[unlikely]] RunWaitersOfWord(old);
+  }
+  // Runs the waiters of a waiters-and-state word.
+  static void RunWaitersOfWord(uintptr_t word);
   void EnqueueWaiter(internal::WaiterNode* node);
 
   std::atomic<uint32_t> ref_count_{1};
@@ -455,7 +471,7 @@ template <typename T, typename... Args>
 void AsyncValue::emplace(Args&&... args) {
   assert(!indirect_ && IsUnconstructed());
   static_cast<ConcreteAsyncValue<T>*>(this)->Construct(std::forward<Args>(args)...);
-  NotifyStateChange(State::kConcrete);
+  PublishConcrete();
 }
 
 }  // namespace bef
