@@ -224,9 +224,12 @@ class Result {
   // A placeholder stored in the slot, to fill later.
   AsyncValueRef<T> Allocate() const {
     if (call_ != nullptr) {
-      AsyncValueRef<T> value = MakeUnconstructedAsyncValueRef<T>();
-      call_->SetValue(index_, value.CopyRCRef());
-      return value;
+      // Made with both references, the call's and the kernel's (no atomic
+      // increment for the second).
+      AsyncValue* value = new ConcreteAsyncValue<T>(
+          typename ConcreteAsyncValue<T>::UnconstructedTag(), 2);
+      call_->SetValue(index_, TakeRef(value));
+      return AsyncValueRef<T>(TakeRef(value));
     }
     return frame_->AllocateResultAt<T>(index_);
   }
