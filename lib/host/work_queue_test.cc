@@ -273,6 +273,13 @@ TEST(SingleThreadedWorkQueueTest, TaskRunsStopWhereSeparateTasksWould) {
       }
     }
   };
+  // Awaits `awaited`, marks the return, then runs what is left.
+  auto await_then_quiesce = [&](const AsyncValueRef<int>& awaited) {
+    AsyncValue* values[] = {awaited.GetAsyncValue()};
+    queue->Await(values);
+    order.push_back("await returned");
+    queue->Quiesce();
+  };
   // An Await whose value part 1 makes available returns before part 2,
   // which runs before the task part 0 added.
   AsyncValueRef<int> value = MakeUnconstructedAsyncValueRef<int>();
@@ -282,10 +289,7 @@ TEST(SingleThreadedWorkQueueTest, TaskRunsStopWhereSeparateTasksWould) {
       if (part == 1) value.emplace(1);
     });
   });
-  AsyncValue* values[] = {value.GetAsyncValue()};
-  queue->Await(values);
-  order.push_back("await returned");
-  queue->Quiesce();
+  await_then_quiesce(value);
   EXPECT_THAT(order, ElementsAre("part 0", "part 1", "await returned", "part 2",
                                  "added by part 0"));
   // A run from the thread's own list stops when another thread added a
@@ -315,10 +319,7 @@ TEST(SingleThreadedWorkQueueTest, TaskRunsStopWhereSeparateTasksWould) {
     });
     queue->AddTask([&] { order.push_back("queued after the run"); });
   }).join();
-  AsyncValue* second_values[] = {second.GetAsyncValue()};
-  queue->Await(second_values);
-  order.push_back("await returned");
-  queue->Quiesce();
+  await_then_quiesce(second);
   EXPECT_THAT(order, ElementsAre("part 0", "await returned", "part 1", "part 2",
                                  "queued after the run"));
 }
