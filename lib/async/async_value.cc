@@ -128,11 +128,7 @@ void AsyncValue::NotifyStateChange(State state) {
     }
     return;
   }
-  uintptr_t old = waiters_and_state_.exchange(static_cast<uintptr_t>(state),
-                                              std::memory_order_acq_rel);
-  assert((old & kStateMask) < static_cast<uintptr_t>(State::kConcrete) &&
-         "an AsyncValue was made available twice");
-  RunWaiters(WaitersOf(old));
+  PublishAvailable(state);
 }
 
 void AsyncValue::SetError(absl::Status status, Location location) {

@@ -261,6 +261,10 @@ struct ExecutionPlan {
     uint32_t result_register = 0;
     uint32_t num_results = 0;
     uint32_t results[kMaxDirectResults] = {};
+    // The kernel's location (KernelRecord::location): where an async call
+    // step's work reports its errors, read here beside the results rather
+    // than from the kernel's record in the file at every call.
+    uint32_t location = 0;
   };
   // A line: steps on one file of payload registers, with what they read.
   // The straight line (`straight`) and the segments (`segmented`) are each

@@ -30,6 +30,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -528,6 +529,11 @@ class Invocation {
   // The task run of FlushOutline: the streams of block[begin, end) (sorted
   // by stream) one after another, each as its own task would run.
   void RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t begin, uint32_t end);
+  // Kernels in a block the tasks of a flush share.
+  static std::shared_ptr<const uint32_t[]> ShareKernels(std::span<const uint32_t> kernels);
+  // The end of the group of kernels[begin, end) (sorted by stream) on
+  // kernels[begin]'s stream.
+  uint32_t StreamGroupEnd(const uint32_t* kernels, uint32_t begin, uint32_t end) const;
   // Runs the kernel inside a trace span (tracing.h).
   [[gnu::noinline]] void RunKernelTraced(const KernelInfo& kernel,
                                          AsyncKernelFrame* frame);

@@ -158,6 +158,7 @@ class LinePlanner {
       try_step.attribute_offsets = kernel.attributes().data();
       try_step.result_register = step.line.result_register;
       try_step.num_results = direct.num_results;
+      try_step.location = kernel.location();
       for (uint32_t i = 0; i < direct.num_results; ++i) {
         try_step.result_types[i] = result_types[i];
         try_step.results[i] = map[kernel.results()[i]];

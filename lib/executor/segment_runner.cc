@@ -98,11 +98,9 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
       !policy_.traced() && host->work_queue().SupportsTaskRuns()) {
     // A queue of one thread: the streams' tasks, one after another in the
     // queue, as one task run (RunStreams).
-    auto copy = std::make_shared<uint32_t[]>(outline.size());
-    std::copy(outline.begin(), outline.end(), copy.get());
     BecomeConcurrent();
     AddRef();  // the run's, dropped when its last part has run
-    host->EnqueueWork([this, block = std::shared_ptr<const uint32_t[]>(std::move(copy)),
+    host->EnqueueWork([this, block = ShareKernels(outline),
                        end = static_cast<uint32_t>(outline.size())] {
       RunStreams(block, 0, end);
     });
@@ -111,10 +109,10 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
   }
   // The kernels of the groups of several, in one block the tasks share.
   std::shared_ptr<const uint32_t[]> block;
-  for (size_t begin = 0; begin < outline.size();) {
-    uint32_t stream = plan_->schedule[outline[begin]].stream;
-    size_t end = begin;
-    while (end < outline.size() && plan_->schedule[outline[end]].stream == stream) ++end;
+  const uint32_t size = static_cast<uint32_t>(outline.size());
+  for (uint32_t begin = 0; begin < size;) {
+    const uint32_t stream = plan_->schedule[outline[begin]].stream;
+    const uint32_t end = StreamGroupEnd(outline.data(), begin, size);
     BecomeConcurrent();
     AddRef();
     if (end - begin == 1) {
@@ -126,15 +124,10 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
         DropRef();
       });
     } else {
-      if (block == nullptr) {
-        auto copy = std::make_shared<uint32_t[]>(outline.size());
-        std::copy(outline.begin(), outline.end(), copy.get());
-        block = std::move(copy);
-      }
-      const uint32_t first = static_cast<uint32_t>(begin), last = static_cast<uint32_t>(end);
-      host->EnqueueWork([this, stream, block, first, last] {
+      if (block == nullptr) block = ShareKernels(outline);
+      host->EnqueueWork([this, stream, block, begin, end] {
         ReadyQueue ready(stream);
-        ready.inline_kernels.assign(block.get() + first, block.get() + last);
+        ready.inline_kernels.assign(block.get() + begin, block.get() + end);
         Process(ready);
         DropRef();
       });
@@ -142,6 +135,19 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
     begin = end;
   }
   outline.clear();
+}
+
+std::shared_ptr<const uint32_t[]> Invocation::ShareKernels(std::span<const uint32_t> kernels) {
+  auto copy = std::make_shared<uint32_t[]>(kernels.size());
+  std::copy(kernels.begin(), kernels.end(), copy.get());
+  return copy;
+}
+
+uint32_t Invocation::StreamGroupEnd(const uint32_t* kernels, uint32_t begin, uint32_t end) const {
+  const uint32_t stream = plan_->schedule[kernels[begin]].stream;
+  uint32_t group_end = begin + 1;
+  while (group_end < end && plan_->schedule[kernels[group_end]].stream == stream) ++group_end;
+  return group_end;
 }
 
 void Invocation::RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t begin,
@@ -156,10 +162,8 @@ void Invocation::RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t be
   ReadyQueue ready(0);  // empty again after each stream's loop
   ready.steps = &steps;
   while (true) {
-    const uint32_t stream = plan_->schedule[block[begin]].stream;
-    uint32_t stream_end = begin + 1;
-    while (stream_end < end && plan_->schedule[block[stream_end]].stream == stream) ++stream_end;
-    ready.stream = stream;
+    const uint32_t stream_end = StreamGroupEnd(block.get(), begin, end);
+    ready.stream = plan_->schedule[block[begin]].stream;
     ready.inline_kernels.assign(block.get() + begin, block.get() + stream_end);
     Process(ready);
     begin = stream_end;
@@ -286,9 +290,8 @@ inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
   }
   const ExecutionPlan::LineStep& line_step = plan_->segmented.steps[at];
   const ExecutionPlan::TryStep& step = line_step.linked_try_step();
-  const KernelInfo& kernel = info_->kernels[plan_->segment_kernels[at]];
   auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
-      internal::CapturedWork(context_->host(), Location{&program_->file(), kernel.location()});
+      internal::CapturedWork(context_->host(), Location{&program_->file(), step.location});
   // The kernel's `call` straight from here (not through RunTryStep, the
   // line's trampoline: the runner is already where a failure is handled).
   const void* operands[kMaxDirectArguments];

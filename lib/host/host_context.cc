@@ -23,10 +23,11 @@ int NextSharedContextId() {
 }  // namespace internal
 
 void HostContext::Capture(internal::CapturedWork& captured, TaskFunction task) {
-  if (captured.num_tasks++ == 0) {
-    captured.first_task = std::move(task);
+  if (captured.num_tasks == 0) {
+    captured.KeepFirstTask(std::move(task));
     return;
   }
+  ++captured.num_tasks;
   if (captured.more_tasks == nullptr) captured.more_tasks = new std::vector<TaskFunction>;
   captured.more_tasks->push_back(std::move(task));
 }

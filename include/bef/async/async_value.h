@@ -305,16 +305,17 @@ class AsyncValue {
   // Moves to `state` (available or constructed) and runs the waiters if
   // available.
   void NotifyStateChange(State state);
-  // NotifyStateChange(kConcrete), inline up to the waiters: a value no one
-  // waits for (a kernel's result, read once it is there) is one exchange.
-  void PublishConcrete() {
+  // NotifyStateChange to an available state (kConcrete or kError), inline
+  // up to the waiters: a value no one waits for (a kernel's result, read
+  // once it is there) is one exchange.
+  void PublishAvailable(State state) {
     const uintptr_t old =
-        waiters_and_state_.exchange(static_cast<uintptr_t>(State::kConcrete),
-                                    std::memory_order_acq_rel);
+        waiters_and_state_.exchange(static_cast<uintptr_t>(state), std::memory_order_acq_rel);
     assert((old & kStateMask) < static_cast<uintptr_t>(State::kConcrete) &&
            "an AsyncValue was made available twice");
     if ((old & ~kStateMask) != 0) [[unlikely]] RunWaitersOfWord(old);
   }
+  void PublishConcrete() { PublishAvailable(State::kConcrete); }
   // Runs the waiters of a waiters-and-state word.
   static void RunWaitersOfWord(uintptr_t word);
   void EnqueueWaiter(internal::WaiterNode* node);

@@ -153,10 +153,8 @@ template <typename Payload, typename Work>
 [[gnu::noinline]] AsyncValueRef<Payload> EnqueueWorkTask(const ExecutionContext& context,
                                                          Work&& work) {
   // Called by the executor as an async call step: the kernel's location.
-  CapturedWork* captured = internal::captured_work;
-  const Location location = captured != nullptr && captured->host == context.host()
-                                ? captured->location
-                                : context.location();
+  CapturedWork* captured = internal::CaptureOf(context.host());
+  const Location location = captured != nullptr ? captured->location : context.location();
   AsyncValueRef<Payload> result = MakeUnconstructedAsyncValueRef<Payload>();
   context.host()->EnqueueWork(
       [result = result.CopyRef(), work = std::move(work), location]() mutable {
@@ -173,9 +171,8 @@ EnqueueWork(const ExecutionContext& context, F&& work) {
   using R = std::invoke_result_t<F&>;
   using Payload = typename internal::WorkPayload<R>::type;
   if constexpr (internal::kCapturableWork<R, Work>) {
-    internal::CapturedWork* captured = internal::captured_work;
-    if (captured != nullptr && captured->host == context.host() && !captured->HasWork())
-        [[likely]] {
+    internal::CapturedWork* captured = internal::CaptureOf(context.host());
+    if (captured != nullptr && !captured->HasWork()) [[likely]] {
       // Called by the executor as an async call step: the work kept inline
       // (the executor reports its errors at the kernel's location).
       ::new (static_cast<void*>(captured->work)) Work(std::forward<F>(work));

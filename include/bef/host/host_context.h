@@ -19,7 +19,9 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #include <span>
 
@@ -86,6 +88,14 @@ struct CapturedWork {
 
   AsyncValue* Value() { return reinterpret_cast<AsyncValue*>(value); }
   bool HasWork() const { return run != nullptr; }
+  // Keeps the first task (none kept yet), made in place from `task`.
+  template <typename F>
+  void KeepFirstTask(F&& task) {
+    // first_task is empty: nothing to destroy.
+    first_task.~TaskFunction();
+    ::new (static_cast<void*>(&first_task)) TaskFunction(std::forward<F>(task));
+    num_tasks = 1;
+  }
 
   // First: the value's own block when it outlives the call.
   alignas(16) unsigned char value[kValueSize];
@@ -108,6 +118,12 @@ struct CapturedWork {
   uint32_t executor_word = 0;
 };
 extern constinit thread_local CapturedWork* captured_work;
+// The capture of `host`'s work running on this thread (an async call step
+// of `host`'s executor), or null.
+inline CapturedWork* CaptureOf(const HostContext* host) {
+  CapturedWork* captured = captured_work;
+  return captured != nullptr && captured->host == host ? captured : nullptr;
+}
 inline constexpr int kMaxSharedContexts = 256;
 int NextSharedContextId();
 template <typename T>
@@ -141,8 +157,8 @@ class HostContext {
 
   // Work-queue tasks are traced (tracing.h) when tracing is on.
   void EnqueueWork(TaskFunction task) {
-    if (internal::CapturedWork* captured = internal::captured_work;
-        captured != nullptr && captured->host == this) [[unlikely]] {
+    if (internal::CapturedWork* captured = internal::CaptureOf(this); captured != nullptr)
+        [[unlikely]] {
       Capture(*captured, std::move(task));
       return;
     }
@@ -154,13 +170,9 @@ class HostContext {
   template <typename F>
     requires(!std::is_same_v<std::decay_t<F>, TaskFunction>)
   void EnqueueWork(F&& task) {
-    if (internal::CapturedWork* captured = internal::captured_work;
-        captured != nullptr && captured->host == this && captured->num_tasks == 0)
-        [[unlikely]] {
-      // first_task is empty (nothing kept yet): nothing to destroy.
-      captured->first_task.~TaskFunction();
-      ::new (static_cast<void*>(&captured->first_task)) TaskFunction(std::forward<F>(task));
-      captured->num_tasks = 1;
+    if (internal::CapturedWork* captured = internal::CaptureOf(this);
+        captured != nullptr && captured->num_tasks == 0) [[unlikely]] {
+      captured->KeepFirstTask(std::forward<F>(task));
       return;
     }
     EnqueueWork(TaskFunction(std::forward<F>(task)));
