@@ -57,30 +57,25 @@ thread_local const MultiThreadedWorkQueue* current_queue = nullptr;
 constexpr int kMaxSlotRuns = 64;
 constexpr int kMaxBatch = 32;
 
-// The next slot of the compute task running on this thread and the rest of
-// its runner's batch (see above).
+// The next slot of a runner and the rest of its batch (see above), on the
+// runner's stack.
 struct NextSlot {
-  MultiThreadedWorkQueue* queue = nullptr;  // set while one of its tasks runs
+  MultiThreadedWorkQueue* queue = nullptr;
   TaskFunction task;
   TaskFunction batch[kMaxBatch];  // batch[batch_next, batch_end) not yet run
   int batch_next = 0;
   int batch_end = 0;
 };
-thread_local NextSlot next_slot;
-
-// Moves `from`'s queue, task and the rest of its batch to `to` (whose slot
-// and batch are empty), leaving `from` empty.
-void MoveSlot(NextSlot& from, NextSlot& to) {
-  to.queue = std::exchange(from.queue, nullptr);
-  to.task = std::move(from.task);
-  from.task = nullptr;
-  for (int i = from.batch_next; i < from.batch_end; ++i) {
-    to.batch[i] = std::move(from.batch[i]);
-    from.batch[i] = nullptr;
-  }
-  to.batch_next = from.batch_next;
-  to.batch_end = from.batch_end;
-  from.batch_next = from.batch_end = 0;
+// The slot of the runner on this thread (null: none). A plain pointer, so
+// reading it costs no thread-local initialisation check (a thread_local
+// NextSlot, with its destructor, went through __tls_init at every task a
+// runner added); a runner nested in a task (TBB may nest) points it at its
+// own slot and gives the interrupted one back when it returns.
+constinit thread_local NextSlot* next_slot = nullptr;
+// The slot of this thread's runner of `queue`, or null.
+inline NextSlot* SlotOf(const MultiThreadedWorkQueue* queue) {
+  NextSlot* slot = next_slot;
+  return slot != nullptr && slot->queue == queue ? slot : nullptr;
 }
 
 class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
@@ -116,10 +111,10 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 
   void AddTask(TaskFunction task) override {
     pending_.fetch_add(1, std::memory_order_relaxed);
-    if (next_slot.queue == this) [[likely]] {
+    if (NextSlot* slot = SlotOf(this); slot != nullptr) [[likely]] {
       // From one of this queue's compute tasks: the newest waits in the slot.
-      if (next_slot.task) Enqueue(std::move(next_slot.task));
-      next_slot.task = std::move(task);
+      if (slot->task) Enqueue(std::move(slot->task));
+      slot->task = std::move(task);
       return;
     }
     Enqueue(std::move(task));
@@ -128,8 +123,8 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   bool NextToRunHere() const override {
     // One of this queue's compute tasks, its slot and batch empty, and no
     // other task pending anywhere (the running one is the 1).
-    return next_slot.queue == this && !next_slot.task &&
-           next_slot.batch_next == next_slot.batch_end &&
+    const NextSlot* slot = SlotOf(this);
+    return slot != nullptr && !slot->task && slot->batch_next == slot->batch_end &&
            pending_.load(std::memory_order_acquire) == 1;
   }
 
@@ -182,7 +177,7 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   bool RunPendingTask() override {
-    if (next_slot.queue == this) return false;  // a runner: its own loop does
+    if (SlotOf(this) != nullptr) return false;  // a runner: its own loop does
     TaskFunction task;
     {
       SpinLock lock(compute_lock_);
@@ -208,13 +203,10 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
     const MultiThreadedWorkQueue* previous = current_queue;
     current_queue = queue;
     // A runner inside a task (TBB may nest): the interrupted runner's slot
-    // and batch wait on the heap (rare).
-    std::unique_ptr<NextSlot> interrupted;
-    if (next_slot.queue != nullptr) {
-      interrupted = std::make_unique<NextSlot>();
-      MoveSlot(next_slot, *interrupted);
-    }
-    next_slot.queue = queue;
+    // and batch wait in its own frame.
+    NextSlot slot;
+    slot.queue = queue;
+    NextSlot* const interrupted = std::exchange(next_slot, &slot);
     while (true) {
       {
         SpinLock lock(queue->compute_lock_);
@@ -226,22 +218,21 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
         const int take = static_cast<int>(std::clamp<size_t>(
             waiting / (2 * static_cast<size_t>(queue->compute_threads_)), 1, kMaxBatch));
         for (int i = 0; i < take; ++i) {
-          next_slot.batch[i] = std::move(queue->compute_tasks_.front());
+          slot.batch[i] = std::move(queue->compute_tasks_.front());
           queue->compute_tasks_.pop_front();
         }
-        next_slot.batch_next = 0;
-        next_slot.batch_end = take;
+        slot.batch_next = 0;
+        slot.batch_end = take;
       }
       int finished = 0;
-      while (next_slot.batch_next < next_slot.batch_end) {
-        TaskFunction task = std::move(next_slot.batch[next_slot.batch_next]);
-        next_slot.batch[next_slot.batch_next++] = nullptr;
-        finished += queue->RunWithSlot(std::move(task));
+      while (slot.batch_next < slot.batch_end) {
+        TaskFunction task = std::move(slot.batch[slot.batch_next]);
+        slot.batch[slot.batch_next++] = nullptr;
+        finished += queue->RunWithSlot(slot, std::move(task));
       }
       queue->Finished(finished);
     }
-    next_slot.queue = nullptr;
-    if (interrupted != nullptr) MoveSlot(*interrupted, next_slot);
+    next_slot = interrupted;
     current_queue = previous;
     // The last touch of the queue: the destructor waits for it.
     queue->runners_alive_.fetch_sub(1, std::memory_order_release);
@@ -250,18 +241,18 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   // Runs `task`, then the tasks it leaves in the slot, each possibly
   // leaving the next; after kMaxSlotRuns the one left goes to the FIFO
   // (counted already). Returns how many tasks ran, for Finished.
-  int RunWithSlot(TaskFunction task) {
+  int RunWithSlot(NextSlot& slot, TaskFunction task) {
     task();
     task.reset();
     int runs = 1;
-    for (; next_slot.task && runs <= kMaxSlotRuns; ++runs) {
-      TaskFunction next = std::move(next_slot.task);
-      next_slot.task = nullptr;
+    for (; slot.task && runs <= kMaxSlotRuns; ++runs) {
+      TaskFunction next = std::move(slot.task);
+      slot.task = nullptr;
       next();
     }
-    if (next_slot.task) {
-      TaskFunction next = std::move(next_slot.task);
-      next_slot.task = nullptr;
+    if (slot.task) {
+      TaskFunction next = std::move(slot.task);
+      slot.task = nullptr;
       Enqueue(std::move(next));
     }
     return runs;
@@ -296,15 +287,16 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
   // Empties this thread's next slot and the rest of its batch into the
   // FIFO (before blocking: the task waited for may be among them).
   void FlushNextSlot() {
-    if (next_slot.queue != this) return;
-    if (next_slot.task) {
-      TaskFunction task = std::move(next_slot.task);
-      next_slot.task = nullptr;
+    NextSlot* const slot = SlotOf(this);
+    if (slot == nullptr) return;
+    if (slot->task) {
+      TaskFunction task = std::move(slot->task);
+      slot->task = nullptr;
       Enqueue(std::move(task));
     }
-    while (next_slot.batch_next < next_slot.batch_end) {
-      TaskFunction task = std::move(next_slot.batch[next_slot.batch_next]);
-      next_slot.batch[next_slot.batch_next++] = nullptr;
+    while (slot->batch_next < slot->batch_end) {
+      TaskFunction task = std::move(slot->batch[slot->batch_next]);
+      slot->batch[slot->batch_next++] = nullptr;
       Enqueue(std::move(task));
     }
   }
