@@ -9,17 +9,21 @@
 //   segment_runner.cc   the processing loop (ready kernels, other streams'
 //                       tasks) and the segment runner (execution_plan.h): a
 //                       segment's kernels on payload registers, its exports,
-//                       call steps and their outcomes, deferred and async
-//                       call steps and their resumption from tasks
-//                       (docs/executor-semantics.md §14).
+//                       call steps and their outcomes;
+//   deferred_step_runner.cc (.h)  a room of its own: deferred and async call
+//                       steps and the segments' resumption after them from
+//                       tasks (docs/executor-semantics.md §14.4), a class
+//                       that reaches the invocation only through the section
+//                       "The deferred step runner's side" below.
 //
 // The segment runner reaches the rest through Publish and the used-by walk
 // of an export (ExportStraight), BecomeConcurrent / AddRef / DropRef (a task
 // of its own), WhenAvailable (a call's value not available yet),
 // RunFrameKernel, SegmentFrom and SegmentAfterCall (a kernel or a segment
-// the straight line cannot take). The rest reaches it through Process (a
-// processing loop) and EnqueueSteps (pending deferred steps). The members
-// each room alone uses are always inlined where their one caller is.
+// the straight line cannot take), and the deferred step runner through
+// AddDeferredStep, RunAsyncCall and FlushSteps. The rest reaches it through
+// Process (a processing loop) and FlushSteps (pending deferred steps). The
+// members each room alone uses are always inlined where their one caller is.
 #ifndef BEF_LIB_EXECUTOR_INVOCATION_INTERNAL_H_
 #define BEF_LIB_EXECUTOR_INVOCATION_INTERNAL_H_
 
@@ -44,6 +48,7 @@
 #include "bef/host/host_context.h"
 #include "bef/host/kernel_frame.h"
 #include "bef/support/debug_check.h"
+#include "lib/executor/deferred_step_runner.h"
 #include "lib/executor/execution_plan.h"
 #include "lib/executor/fast_path_policy.h"
 #include "lib/executor/line_cursor.h"
@@ -95,57 +100,6 @@ class KernelStack {
   uint32_t inline_[kInline];
 };
 
-// Where a segment resumes after a deferred step (RunDeferredSteps).
-struct DeferredResume {
-  uint32_t segment = 0;
-  uint32_t position = 0;  // of the step
-  uint32_t next_export = 0;
-  uint32_t deferred = 0;  // the step's index in segment_deferred
-  uint32_t stream = 0;
-  // An async call step (RunAsyncCall): what its kernel left for the work
-  // queue, owned by the step until its task runs it; null for a deferred
-  // step. Out of line (a value-memory block): a task of steps must stay
-  // small enough for TaskFunction's inline storage.
-  internal::CapturedWork* captured = nullptr;
-};
-// The memory of a batch of deferred steps: value memory (per-thread free
-// lists with cross-thread batches, async_value.h). A fan-out keeps hundreds
-// of batches in flight at once, more than malloc's per-thread cache holds
-// (7 blocks a size): from malloc every batch cost its slow path, about 700
-// instructions for the allocation and the free (callgrind, async_fanout).
-template <typename T>
-struct ValueMemoryAllocator {
-  using value_type = T;
-  ValueMemoryAllocator() = default;
-  template <typename U>
-  ValueMemoryAllocator(const ValueMemoryAllocator<U>&) {}  // NOLINT: rebinding
-  T* allocate(size_t count) {
-    return static_cast<T*>(internal::AllocateValueMemory(count * sizeof(T)));
-  }
-  void deallocate(T* pointer, size_t count) {
-    internal::FreeValueMemory(pointer, count * sizeof(T));
-  }
-  friend bool operator==(const ValueMemoryAllocator&, const ValueMemoryAllocator&) {
-    return true;
-  }
-};
-// Deferred steps reached one after another and not enqueued yet. Their
-// tasks would be consecutive in the work queue, so one task runs them in
-// order (§14.4): they go to the work queue together right before the
-// thread enqueues anything else or runs anything that might, or when the
-// processing loop ends, which is where their own tasks would have gone.
-// One inline: a lone step costs no allocation.
-using DeferredSteps =
-    absl::InlinedVector<DeferredResume, 1, ValueMemoryAllocator<DeferredResume>>;
-// The most deferred steps one task runs: the rest go in the next task, so
-// on a queue of several threads a long fan-out still spreads out. 32 steps
-// (1,024 bytes) are value memory's largest size class; a larger block
-// would come from malloc.
-constexpr size_t kMaxDeferredStepsPerTask = 32;
-static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <=
-              internal::kValueGranule * internal::kValueSizeClasses);
-static_assert(alignof(DeferredResume) <= internal::kValueGranule);
-
 // What a call step did instead of writing each result's payload (a copy
 // of line_direct_call's, which the next call on the thread reuses).
 struct CallOutcome {
@@ -164,7 +118,7 @@ struct ReadyQueue {
   absl::InlinedVector<uint32_t, 16> outline_kernels;
   // The deferred steps this loop reached and has not enqueued: its own, or
   // (in the task running deferred steps) the task's, which decides where
-  // they run when it ends (RunDeferredSteps).
+  // they run when it ends (DeferredStepRunner::Run).
   DeferredSteps own_steps;
   DeferredSteps* steps = &own_steps;
 };
@@ -194,6 +148,93 @@ class Invocation {
     // register's, so the value is shared even at its last use.
     return invocation->registers_[reg].remaining_uses.load(std::memory_order_relaxed) +
            (invocation->IsBorrowedArgument(reg) ? 1 : 0);
+  }
+
+  // ---- The deferred step runner's side (deferred_step_runner.h): all it
+  // may use of the invocation.
+  const ExecutionPlan* plan() const { return plan_; }
+  PayloadRegister* payloads() const { return payloads_; }
+  const FastPathPolicy& policy() const { return policy_; }
+  const ExecutionContext* context() const { return context_; }
+  const BefProgram* program() const { return program_; }
+  const uint8_t* attribute_pool() const { return attribute_pool_; }
+  void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void DropRef() {
+    // The last reference: no other thread can hold one (same reasoning as
+    // AsyncValue::DropRef), so skip the atomic when it is ours alone.
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // size_, not Size(info_): once a result is forwarded the caller may
+      // destroy the program, and with it the FunctionInfo.
+      size_t size = size_;
+      this->~Invocation();
+      internal::FreeValueMemory(this, size);
+    }
+  }
+  // Called before anything lets another thread touch this invocation, and
+  // before anything keeps it alive past Start: from then on it owns a copy
+  // of the execution context (until then it borrows the caller's, saving
+  // the request's two atomic reference-count updates per execution).
+  // Results not produced yet get their placeholders here, still exclusive
+  // (an exclusive execution produces every result before Start returns, so
+  // it hands out the values themselves: no placeholder, no forwarding).
+  void BecomeConcurrent() {
+    if (concurrent_.load(std::memory_order_relaxed)) return;
+    owned_context_.emplace(*context_);
+    context_ = &*owned_context_;
+    // Borrowed arguments still in use get the registers' references.
+    for (uint32_t a = 0; a < info_->num_arguments; ++a) {
+      Register& r = registers_[a];
+      if (r.value != nullptr && r.remaining_uses.load(std::memory_order_relaxed) > 0) {
+        r.value->AddRef();
+      }
+    }
+    arguments_borrowed_ = false;
+    CreateResultPlaceholders();
+    concurrent_.store(true, std::memory_order_relaxed);
+  }
+  // Runs segment `segment` on the straight line from `position` (the
+  // kernels before it ran, their exports done before `next_export`) to
+  // its next deferred step, segment_deferred[next_deferred], or its end;
+  // does their exports, then adds the deferred step to the loop's pending
+  // steps (DeferredStepRunner) or, at the end, releases the segment's inputs.
+  void ContinueSegment(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                       uint32_t next_export, uint32_t next_deferred);
+  // A cursor over the segments' lines and this execution's payloads.
+  LineCursor SegmentCursor() const {
+    return LineCursor(plan_->segmented, payloads_, attribute_pool_);
+  }
+  // Runs the segment's kernels from `position` on one by one (the ones
+  // before it ran on the straight line, their exports done before
+  // `next_export`).
+  void SegmentFrom(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                   uint32_t next_export);
+  // What the call step that just ran on this thread did instead of writing
+  // every result's payload (line_direct_call, reset for the next call).
+  static CallOutcome TakeCallOutcome();
+  // After the call step at `position` did not end with its results'
+  // payloads in their registers: true when its results are now payloads
+  // (values it gave, available, loaded into their registers: the segment
+  // goes on after it); false when the segment was handed on: suspended
+  // until a value it gave is available (then resumed here), or, an error or
+  // a value the line cannot hold among them, the kernels after it one by one
+  // (SegmentAfterCall).
+  bool FinishCall(ReadyQueue& queue, uint32_t segment, uint32_t position, uint32_t next_export,
+                  uint32_t next_deferred, CallOutcome outcome);
+  // The call's results made of `outcome`, as its frame would have made them;
+  // then the kernels after it one by one.
+  void SegmentAfterCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
+                        uint32_t next_export, CallOutcome outcome);
+  // Sends the outline kernels to the work queue, one task per stream in
+  // ascending stream order (§5.1, step 2); on a queue that supports task
+  // runs (work_queue.h), one run of those tasks.
+  void FlushOutline(ReadyQueue& queue);
+  // ProcessQueue for the deferred steps' loop, whose queue's steps go to the
+  // loop's own list: nothing to do when no kernel is ready (a chain of
+  // async kernels, whose next step the resumed segment reached itself).
+  [[gnu::always_inline]] void ProcessReady(ReadyQueue& queue) {
+    BEF_DEBUG_CHECK(queue.own_steps.empty(), "a deferred steps' queue with steps of its own");
+    if (!queue.inline_kernels.empty() || !queue.outline_kernels.empty()) ProcessQueue(queue);
   }
 
  private:
@@ -259,19 +300,6 @@ class Invocation {
            sizeof(uint32_t) * plan->shared_registers.size() + info->result_registers.size();
   }
 
-  void AddRef() { refs_.fetch_add(1, std::memory_order_relaxed); }
-  void DropRef() {
-    // The last reference: no other thread can hold one (same reasoning as
-    // AsyncValue::DropRef), so skip the atomic when it is ours alone.
-    if (refs_.load(std::memory_order_acquire) == 1 ||
-        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      // size_, not Size(info_): once a result is forwarded the caller may
-      // destroy the program, and with it the FunctionInfo.
-      size_t size = size_;
-      this->~Invocation();
-      internal::FreeValueMemory(this, size);
-    }
-  }
 
   [[gnu::always_inline]] void Enqueue(ReadyQueue& queue, uint32_t kernel,
                                       uint32_t stream) {
@@ -296,28 +324,6 @@ class Invocation {
     BEF_DEBUG_CHECK(before >= by, "a ready or use count dropped below zero");
     count.store(before - by, std::memory_order_relaxed);
     return before == by;
-  }
-  // Called before anything lets another thread touch this invocation, and
-  // before anything keeps it alive past Start: from then on it owns a copy
-  // of the execution context (until then it borrows the caller's, saving
-  // the request's two atomic reference-count updates per execution).
-  // Results not produced yet get their placeholders here, still exclusive
-  // (an exclusive execution produces every result before Start returns, so
-  // it hands out the values themselves: no placeholder, no forwarding).
-  void BecomeConcurrent() {
-    if (concurrent_.load(std::memory_order_relaxed)) return;
-    owned_context_.emplace(*context_);
-    context_ = &*owned_context_;
-    // Borrowed arguments still in use get the registers' references.
-    for (uint32_t a = 0; a < info_->num_arguments; ++a) {
-      Register& r = registers_[a];
-      if (r.value != nullptr && r.remaining_uses.load(std::memory_order_relaxed) > 0) {
-        r.value->AddRef();
-      }
-    }
-    arguments_borrowed_ = false;
-    CreateResultPlaceholders();
-    concurrent_.store(true, std::memory_order_relaxed);
   }
   void CreateResultPlaceholders();
   // Hands out the results once the execution has run as far as it can on
@@ -430,91 +436,20 @@ class Invocation {
   [[gnu::always_inline]] inline uint32_t RunSegmentBlocks(
       const LineCursor& cursor, const ExecutionPlan::Segment& segment,
       uint32_t from, uint32_t end);
-  // Runs segment `segment` on the straight line from `position` (the
-  // kernels before it ran, their exports done before `next_export`) to
-  // its next deferred step, segment_deferred[next_deferred], or its end;
-  // does their exports, then adds the deferred step to the loop's pending
-  // steps (RunDeferredSteps) or, at the end, releases the segment's inputs.
-  void ContinueSegment(ReadyQueue& queue, uint32_t segment, uint32_t position,
-                       uint32_t next_export, uint32_t next_deferred);
-  // The task of consecutive deferred steps: runs each, then its segment
-  // from the next kernel on; then the steps those reached, and so on,
-  // while the work queue would run their task next here anyway.
-  void RunDeferredSteps(DeferredSteps steps);
-  // Enqueues one task for `steps` (left empty).
-  void EnqueueSteps(DeferredSteps& steps);
-  // Adds the deferred step that is the next kernel of a segment to the
-  // loop's pending steps.
-  [[gnu::always_inline]] void AddDeferredStep(ReadyQueue& queue, const DeferredResume& step);
   // Whether the step at `position` of the segments' line is an async call
   // step (a call step of a kernel that may enqueue work; its position is
   // in segment_deferred).
   bool IsAsyncCall(uint32_t position) const {
     return plan_->segmented.steps[position].kind == ExecutionPlan::StepKind::kAsyncCall;
   }
-  // Runs the async call step at `position` (the segment's next deferred
-  // position, its exports before it done): the kernel now, the first task it
-  // enqueues as a deferred step of its own with the kernel's users after it.
-  // (Always inlined: each of these has one caller, in segment_runner.cc.)
-  [[gnu::always_inline]] inline void RunAsyncCall(ReadyQueue& queue, uint32_t segment,
-                                                  uint32_t position, uint32_t next_export,
-                                                  uint32_t next_deferred);
-  // The rest of an async call step whose kernel did anything but hand back
-  // one value its one piece of work fills: `captured`'s work and tasks go to
-  // the work queue, its results are made of what it did (`complete`: every
-  // result's payload in its register).
-  [[gnu::noinline]] void FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                               uint32_t next_export, uint32_t next_deferred,
-                                               bool complete, internal::CapturedWork* captured);
-  static void SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
-                                uint32_t emplaced);
-  [[gnu::always_inline]] inline void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                                     uint32_t next_export,
-                                                     uint32_t next_deferred,
-                                                     internal::CapturedWork* captured);
-  void EnqueueCaptured(internal::CapturedWork& captured);
-  [[gnu::always_inline]] static inline void FreeCaptured(internal::CapturedWork* captured);
-  [[gnu::always_inline]] inline void RunCapturedStep(ReadyQueue& ready,
-                                                     const DeferredResume& resume);
-  // The rest of an async call step whose work failed or whose value cannot
-  // be loaded into its register, or that runs where segments may not.
-  [[gnu::noinline]] void FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
-                                            CallOutcome outcome);
-  // Enqueues the loop's pending deferred steps: before anything else is
-  // enqueued or anything runs that might enqueue.
-  [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) {
-    if (!queue.steps->empty()) [[unlikely]] EnqueueSteps(*queue.steps);
-  }
-  // A cursor over the segments' lines and this execution's payloads.
-  LineCursor SegmentCursor() const {
-    return LineCursor(plan_->segmented, payloads_, attribute_pool_);
-  }
+  // The loop's pending deferred steps to the work queue: before anything
+  // else is enqueued or anything runs that might enqueue.
+  [[gnu::always_inline]] void FlushSteps(ReadyQueue& queue) { deferred_steps_.FlushSteps(queue); }
   // Does the exports from `next_export` on of the kernels before `end`;
   // returns the first export not done.
   [[gnu::always_inline]] uint32_t ExportStraight(ReadyQueue& queue,
                                                  const ExecutionPlan::Segment& segment,
                                                  uint32_t next_export, uint32_t end);
-  // Runs the segment's kernels from `position` on one by one (the ones
-  // before it ran on the straight line, their exports done before
-  // `next_export`).
-  void SegmentFrom(ReadyQueue& queue, uint32_t segment, uint32_t position,
-                   uint32_t next_export);
-  // What the call step that just ran on this thread did instead of writing
-  // every result's payload (line_direct_call, reset for the next call).
-  static CallOutcome TakeCallOutcome();
-  // After the call step at `position` did not end with its results'
-  // payloads in their registers: true when its results are now payloads
-  // (values it gave, available, loaded into their registers: the segment
-  // goes on after it); false when the segment was handed on: suspended
-  // until a value it gave is available (then resumed here), or, an error or
-  // a value the line cannot hold among them, the kernels after it one by one
-  // (SegmentAfterCall).
-  bool FinishCall(ReadyQueue& queue, uint32_t segment, uint32_t position, uint32_t next_export,
-                  uint32_t next_deferred, CallOutcome outcome);
-  // The call's results made of `outcome`, as its frame would have made them;
-  // then the kernels after it one by one.
-  void SegmentAfterCall(ReadyQueue& queue, uint32_t segment, uint32_t position,
-                        uint32_t next_export, CallOutcome outcome);
   // Does the exports of the kernels before `end` not done yet: what the
   // dataflow path does when they end.
   void ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end);
@@ -522,10 +457,6 @@ class Invocation {
   [[gnu::always_inline]] void ReleaseSegmentInputs(const ExecutionPlan::Segment& segment);
   // Kernel `position`'s uses of values from outside its segment are over.
   void ReleaseKernelInputs(uint32_t segment, uint32_t position);
-  // Sends the outline kernels to the work queue, one task per stream in
-  // ascending stream order (§5.1, step 2); on a queue that supports task
-  // runs (work_queue.h), one run of those tasks.
-  void FlushOutline(ReadyQueue& queue);
   // The task run of FlushOutline: the streams of block[begin, end) (sorted
   // by stream) one after another, each as its own task would run.
   void RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t begin, uint32_t end);
@@ -539,13 +470,6 @@ class Invocation {
                                          AsyncKernelFrame* frame);
   void Process(ReadyQueue& queue);
   void ProcessQueue(ReadyQueue& queue);
-  // ProcessQueue for the deferred steps' loop, whose queue's steps go to the
-  // loop's own list: nothing to do when no kernel is ready (a chain of
-  // async kernels, whose next step the resumed segment reached itself).
-  [[gnu::always_inline]] void ProcessReady(ReadyQueue& queue) {
-    BEF_DEBUG_CHECK(queue.own_steps.empty(), "a deferred steps' queue with steps of its own");
-    if (!queue.inline_kernels.empty() || !queue.outline_kernels.empty()) ProcessQueue(queue);
-  }
 
   const BefProgram* program_;
   const ExecutionPlan* plan_;
@@ -630,31 +554,13 @@ class Invocation {
   // Per function result: 1 when its register holds a placeholder created by
   // CreateResultPlaceholders.
   uint8_t* placeholder_results_;
+  // The segments' deferred and async call steps.
+  DeferredStepRunner deferred_steps_{this};
 };
 
-template <typename Task>
-void Invocation::RunNested(Task task) {
-  if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
-    context_->host()->EnqueueWork(std::move(task));
-    return;
-  }
-  ++continuation_nesting;
-  task();
-  --continuation_nesting;
-}
-
-template <typename Continuation>
-void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
-  BecomeConcurrent();
-  AddRef();  // dropped when the continuation has run
-  value->AndThen([this, continuation = std::move(continuation)]() mutable {
-    RunNested([this, continuation = std::move(continuation)]() mutable {
-      continuation();
-      DropRef();
-    });
-  });
-}
-
 }  // namespace bef::invocation_internal
+
+// The deferred step runner's inline members, which need the Invocation.
+#include "lib/executor/deferred_step_runner_inl.h"
 
 #endif  // BEF_LIB_EXECUTOR_INVOCATION_INTERNAL_H_

@@ -3,10 +3,11 @@
 // the work queue; a segment's kernels run as one straight line on payload
 // registers when its head is ready, then what the dataflow path would do
 // as each of them ends (exports, in used-by order); call steps and what
-// their kernels did instead of writing payloads; deferred and async call
-// steps, run from a task of the runner's own with the segment resumed
-// after them (execution_plan.h, docs/executor-semantics.md §14). What the
-// straight line cannot take goes one by one (invocation.cc).
+// their kernels did instead of writing payloads (execution_plan.h,
+// docs/executor-semantics.md §14). A deferred or async call step stops the
+// segment: the deferred step runner (deferred_step_runner.h) runs it from a
+// task and resumes the segment after it. What the straight line cannot take
+// goes one by one (invocation.cc).
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -28,7 +29,7 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
   while (true) {
     if (queue.inline_kernels.empty()) {
       if (queue.outline_kernels.empty()) {
-        if (!queue.own_steps.empty()) EnqueueSteps(queue.own_steps);
+        if (!queue.own_steps.empty()) deferred_steps_.EnqueueSteps(queue.own_steps);
         return;
       }
       // Switch to the stream of the first outline kernel: its kernels
@@ -233,7 +234,7 @@ inline void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
       !IsAsyncCall(segment.begin)) {
     // The head is a deferred step (an async kernel of a fan-out): nothing
     // runs or is exported before it.
-    AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
+    deferred_steps_.AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
                                           segment.first_deferred, queue.stream});
     return;
   }
@@ -272,305 +273,11 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
     next_export = ExportStraight(queue, segment, next_export, stop);
   }
   if (IsAsyncCall(stop)) {
-    RunAsyncCall(queue, s, stop, next_export, next_deferred);
+    deferred_steps_.RunAsyncCall(queue, s, stop, next_export, next_deferred);
     return;
   }
-  AddDeferredStep(queue, DeferredResume{s, stop, next_export, next_deferred, queue.stream});
-}
-
-inline void Invocation::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at, uint32_t next_export,
-                              uint32_t next_deferred) {
-  // What the dataflow path does before it runs a kernel: other streams'
-  // ready kernels go to the work queue (the deferred steps reached stay
-  // pending: the kernel's task joins them, where it would have gone).
-  if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  if (!policy_.DirectKernelsAllowed()) [[unlikely]] {
-    SegmentFrom(queue, s, at, next_export);
-    return;
-  }
-  const ExecutionPlan::LineStep& line_step = plan_->segmented.steps[at];
-  const ExecutionPlan::TryStep& step = line_step.linked_try_step();
-  auto* captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
-      internal::CapturedWork(context_->host(), Location{&program_->file(), step.location});
-  // The kernel's `call` straight from here (not through RunTryStep, the
-  // line's trampoline: the runner is already where a failure is handled).
-  const void* operands[kMaxDirectArguments];
-  SegmentCursor().Operands(line_step, operands);
-  void* results[kMaxDirectResults];
-  for (uint32_t i = 0; i < step.num_results; ++i) results[i] = payloads_[step.results[i]].bytes;
-  DirectCall& call = internal::line_direct_call;
-  BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
-  call.host = context_->host();
-  call.context = context_;
-  call.emplaced = 0;
-  // (A kernel that runs an execution of its own on this thread leaves the
-  // capture as it found it.)
-  internal::CapturedWork* const outer = std::exchange(internal::captured_work, captured);
-  const bool complete =
-      step.call(operands, attribute_pool_, step.attribute_offsets, results, call);
-  internal::captured_work = outer;
-  const uint32_t all = (1u << step.num_results) - 1;
-  if (!complete && call.ok() && call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
-      (call.emplaced | call.valued) == all) [[likely]] {
-    // The usual async kernel: one result given as a value, completed by
-    // the one piece of work it enqueued.
-    const uint32_t valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
-    AsyncValue* const value = call.values[valued_result];
-    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
-        value->NumRef() == 2 && value->IsPristine() &&
-        value->type_id() == step.result_types[valued_result]) [[likely]] {
-      // EnqueueWork's value, handed back untouched: both its references
-      // are the executor's, and the work writes the result's register.
-      SetCapturedResult(*captured, valued_result, call.emplaced);
-      call.valued = 0;
-      call.values[valued_result] = nullptr;
-      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
-      return;
-    }
-    if (!captured->HasWork() && captured->num_tasks == 1) {
-      // One task the kernel enqueued itself, filling the value.
-      SetCapturedResult(*captured, valued_result, call.emplaced);
-      captured->task_result = value;  // the kernel's reference
-      call.valued = 0;
-      call.values[valued_result] = nullptr;
-      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
-      return;
-    }
-  }
-  FinishAsyncCallSlowly(queue, s, at, next_export, next_deferred, complete, captured);
-}
-
-void Invocation::FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                       uint32_t next_export, uint32_t next_deferred,
-                                       bool complete, internal::CapturedWork* captured) {
-  CallOutcome outcome;
-  if (!complete) outcome = TakeCallOutcome();
-  // Otherwise its work goes where its own tasks would have gone, in order,
-  // and its results are made of what it did.
-  if (captured->HasWork() || captured->num_tasks != 0) FlushSteps(queue);
-  EnqueueCaptured(*captured);
-  if (complete ||
-      FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
-    ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
-  }
-}
-
-// The result an async call step's work or task fills, and the results the
-// kernel wrote before it returned: kept in the block's executor word.
-void Invocation::SetCapturedResult(internal::CapturedWork& captured, uint32_t valued_result,
-                                   uint32_t emplaced) {
-  static_assert(kMaxDirectResults <= 8);
-  captured.executor_word = valued_result | (emplaced << 8);
-}
-
-inline void Invocation::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                 uint32_t next_export, uint32_t next_deferred,
-                                 internal::CapturedWork* captured) {
-  DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
-  resume.captured = captured;
-  AddDeferredStep(queue, resume);
-}
-
-void Invocation::EnqueueCaptured(internal::CapturedWork& captured) {
-  HostContext* const host = context_->host();
-  std::vector<TaskFunction>* more = captured.more_tasks;
-  uint32_t task = 0;
-  auto enqueue_tasks = [&](uint32_t end) {
-    for (; task < end; ++task) {
-      host->EnqueueWork(std::move(task == 0 ? captured.first_task : (*more)[task - 1]));
-    }
-  };
-  if (captured.HasWork()) {
-    enqueue_tasks(captured.tasks_before_work);
-    // The work completes EnqueueWork's value from a task of its own, as it
-    // would have outside the executor; the block is the value's memory
-    // from here on (the task holds the executor's reference).
-    struct CompleteTask {
-      internal::CapturedWork::Complete complete;
-      internal::CapturedWork::Destroy destroy;
-      void* work;
-      AsyncValue* value;
-      Location location;
-      CompleteTask(internal::CapturedWork& captured)
-          : complete(captured.complete), destroy(captured.destroy), work(captured.work),
-            value(captured.Value()), location(captured.location) {}
-      CompleteTask(const CompleteTask&) = delete;
-      CompleteTask(CompleteTask&& other) noexcept
-          : complete(other.complete), destroy(other.destroy), work(other.work),
-            value(std::exchange(other.value, nullptr)), location(other.location) {}
-      ~CompleteTask() {
-        if (value == nullptr) return;
-        destroy(work);  // never run (the queue went away)
-        value->DropRef();
-      }
-      void operator()() {
-        complete(work, value, location);
-        std::exchange(value, nullptr)->DropRef();
-      }
-    };
-    // Once the task is enqueued it may run, complete the value and free
-    // the block: the tasks enqueued after the work leave the block first.
-    const uint32_t num_tasks = captured.num_tasks;
-    TaskFunction first_after_work;
-    if (task == 0 && num_tasks != 0) first_after_work = std::move(captured.first_task);
-    std::unique_ptr<std::vector<TaskFunction>> more_after_work(
-        std::exchange(captured.more_tasks, nullptr));
-    CompleteTask complete_task(captured);
-    captured.~CapturedWork();
-    host->EnqueueWork(std::move(complete_task));
-    for (; task < num_tasks; ++task) {
-      host->EnqueueWork(std::move(task == 0 ? first_after_work : (*more_after_work)[task - 1]));
-    }
-    return;
-  }
-  enqueue_tasks(captured.num_tasks);
-  captured.~CapturedWork();
-  internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
-}
-
-inline void Invocation::FreeCaptured(internal::CapturedWork* captured) {
-  // Its work ran (or it had none); a value of EnqueueWork in it was never
-  // published and holds nothing.
-  captured->~CapturedWork();
-  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
-}
-
-inline void Invocation::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
-  // The deferred step is the next kernel to run: first the other streams'
-  // ready kernels go to the work queue, then its task (with the steps
-  // reached before it, if nothing was enqueued in between).
-  if (!queue.outline_kernels.empty()) FlushOutline(queue);
-  DeferredSteps& steps = *queue.steps;
-  if (steps.empty()) {
-    steps.push_back(step);  // inline: no allocation
-    return;
-  }
-  // A second step: room for a task's worth at once (one heap block).
-  if (steps.size() == 1) [[unlikely]] steps.reserve(kMaxDeferredStepsPerTask);
-  steps.push_back(step);
-  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
-}
-
-void Invocation::EnqueueSteps(DeferredSteps& steps) {
-  BecomeConcurrent();
-  AddRef();  // dropped when the task has run
-  context_->host()->EnqueueWork(
-      [this, steps = std::move(steps)]() mutable { RunDeferredSteps(std::move(steps)); });
-  steps.clear();
-}
-
-void Invocation::RunDeferredSteps(DeferredSteps steps) {
-  Invocation* previous = current_invocation;
-  current_invocation = this;
-  const LineCursor cursor = SegmentCursor();
-  // The steps the running ones reach, in the order their tasks would have
-  // been enqueued (anything else enqueued meanwhile sends them first).
-  DeferredSteps reached;
-  DeferredSteps* running = &steps;
-  DeferredSteps* next = &reached;
-  // One processing loop's queue for all of them: empty again after each.
-  ReadyQueue ready(0);
-  while (true) {
-    ready.steps = next;
-    for (DeferredResume& resume : *running) {
-      ready.stream = resume.stream;
-      if (resume.captured != nullptr) {
-        RunCapturedStep(ready, resume);
-        ProcessReady(ready);
-        continue;
-      }
-      // The step itself: its operands are the segment's payloads, written
-      // before its task was enqueued.
-      cursor.Run(resume.position);
-      if (policy_.DirectKernelsAllowed()) [[likely]] {
-        ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                        resume.deferred + 1);
-      } else {
-        // Cancelled, budgeted or traced since the segment began: its
-        // exports and the kernels after it one by one.
-        SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
-      }
-      ProcessReady(ready);
-    }
-    if (next->empty()) break;
-    // The steps reached were the last acts. When their task would be the
-    // next one the queue runs, here, with nothing queued before it (a chain
-    // of async kernels), run them now: the same order, no trip through the
-    // queue, no keep-alive count per step.
-    if (!context_->host()->work_queue().NextToRunHere()) {
-      EnqueueSteps(*next);
-      break;
-    }
-    running->clear();
-    std::swap(running, next);
-  }
-  current_invocation = previous;
-  DropRef();
-}
-
-inline void Invocation::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
-  // An async call step: the kernel's work or task, then its users.
-  internal::CapturedWork* captured = resume.captured;
-  const auto& step = plan_->segmented.steps[resume.position].linked_try_step();
-  const uint32_t valued_result = captured->executor_word & 0xff;
-  const uint32_t emplaced = captured->executor_word >> 8;
-  if (captured->HasWork()) {
-    void* const payload = payloads_[step.results[valued_result]].bytes;
-    absl::Status* error = captured->run(captured->work, payload);
-    if (error == nullptr && policy_.DirectKernelsAllowed()) [[likely]] {
-      FreeCaptured(captured);
-      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                      resume.deferred + 1);
-      return;
-    }
-    CallOutcome outcome;
-    outcome.emplaced = emplaced;
-    if (error == nullptr) {
-      outcome.emplaced |= 1u << valued_result;
-    } else {
-      // As EnqueueWork's value would have been: an error at the kernel's
-      // location.
-      outcome.valued = 1u << valued_result;
-      outcome.values[valued_result] =
-          MakeErrorAsyncValueRef(std::move(*error), captured->location);
-      delete error;
-    }
-    FreeCaptured(captured);
-    FinishCapturedStep(ready, resume, std::move(outcome));
-    return;
-  }
-  captured->first_task();
-  AsyncValue* const value = std::exchange(captured->task_result, nullptr);
-  FreeCaptured(captured);
-  if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
-      policy_.DirectKernelsAllowed()) [[likely]] {
-    // Completed by its task, as usual: its payload, and on.
-    std::memcpy(payloads_[step.results[valued_result]].bytes, value->ScalarPayload(),
-                kDirectResultSize);
-    value->DropRef();
-    ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                    resume.deferred + 1);
-    return;
-  }
-  CallOutcome outcome;
-  outcome.emplaced = emplaced;
-  outcome.valued = 1u << valued_result;
-  outcome.values[valued_result] = TakeRef(value);
-  FinishCapturedStep(ready, resume, std::move(outcome));
-}
-
-void Invocation::FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
-                                    CallOutcome outcome) {
-  if (policy_.DirectKernelsAllowed()) [[likely]] {
-    if (FinishCall(ready, resume.segment, resume.position, resume.next_export,
-                   resume.deferred + 1, std::move(outcome))) {
-      ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                      resume.deferred + 1);
-    }
-  } else {
-    SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
-                     std::move(outcome));
-  }
+  deferred_steps_.AddDeferredStep(queue,
+                                  DeferredResume{s, stop, next_export, next_deferred, queue.stream});
 }
 
 inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,

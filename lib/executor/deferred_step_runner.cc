@@ -1,0 +1,224 @@
+// The deferred step runner (deferred_step_runner.h): async call steps,
+// the tasks of deferred steps and the segments' resumption after them.
+#include "lib/executor/deferred_step_runner.h"
+
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "bef/host/async_dispatch.h"
+#include "lib/executor/invocation_internal.h"
+
+namespace bef::invocation_internal {
+
+void DeferredStepRunner::FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                               uint32_t next_export, uint32_t next_deferred,
+                                               bool complete, internal::CapturedWork* captured) {
+  CallOutcome outcome;
+  if (!complete) outcome = invocation_->TakeCallOutcome();
+  // Otherwise its work goes where its own tasks would have gone, in order,
+  // and its results are made of what it did.
+  if (captured->HasWork() || captured->num_tasks != 0) FlushSteps(queue);
+  EnqueueCaptured(*captured);
+  if (complete ||
+      invocation_->FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
+    invocation_->ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
+  }
+}
+
+void DeferredStepRunner::EnqueueCaptured(internal::CapturedWork& captured) {
+  HostContext* const host = invocation_->context()->host();
+  std::vector<TaskFunction>* more = captured.more_tasks;
+  uint32_t task = 0;
+  auto enqueue_tasks = [&](uint32_t end) {
+    for (; task < end; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? captured.first_task : (*more)[task - 1]));
+    }
+  };
+  if (captured.HasWork()) {
+    enqueue_tasks(captured.tasks_before_work);
+    // The work completes EnqueueWork's value from a task of its own, as it
+    // would have outside the executor; the block is the value's memory
+    // from here on (the task holds the executor's reference).
+    struct CompleteTask {
+      internal::CapturedWork::Complete complete;
+      internal::CapturedWork::Destroy destroy;
+      void* work;
+      AsyncValue* value;
+      Location location;
+      CompleteTask(internal::CapturedWork& captured)
+          : complete(captured.complete),
+            destroy(captured.destroy),
+            work(captured.work),
+            value(captured.Value()),
+            location(captured.location) {}
+      CompleteTask(const CompleteTask&) = delete;
+      CompleteTask(CompleteTask&& other) noexcept
+          : complete(other.complete),
+            destroy(other.destroy),
+            work(other.work),
+            value(std::exchange(other.value, nullptr)),
+            location(other.location) {}
+      ~CompleteTask() {
+        if (value == nullptr) return;
+        destroy(work);  // never run (the queue went away)
+        value->DropRef();
+      }
+      void operator()() {
+        complete(work, value, location);
+        std::exchange(value, nullptr)->DropRef();
+      }
+    };
+    // Once the task is enqueued it may run, complete the value and free
+    // the block: the tasks enqueued after the work leave the block first.
+    const uint32_t num_tasks = captured.num_tasks;
+    TaskFunction first_after_work;
+    if (task == 0 && num_tasks != 0) first_after_work = std::move(captured.first_task);
+    std::unique_ptr<std::vector<TaskFunction>> more_after_work(
+        std::exchange(captured.more_tasks, nullptr));
+    CompleteTask complete_task(captured);
+    captured.~CapturedWork();
+    host->EnqueueWork(std::move(complete_task));
+    for (; task < num_tasks; ++task) {
+      host->EnqueueWork(std::move(task == 0 ? first_after_work : (*more_after_work)[task - 1]));
+    }
+    return;
+  }
+  enqueue_tasks(captured.num_tasks);
+  captured.~CapturedWork();
+  internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
+}
+
+void DeferredStepRunner::FreeCaptured(internal::CapturedWork* captured) {
+  // Its work ran (or it had none); a value of EnqueueWork in it was never
+  // published and holds nothing.
+  captured->~CapturedWork();
+  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
+}
+
+void DeferredStepRunner::EnqueueSteps(DeferredSteps& steps) {
+  invocation_->BecomeConcurrent();
+  invocation_->AddRef();  // dropped when the task has run
+  invocation_->context()->host()->EnqueueWork(
+      [this, steps = std::move(steps)]() mutable { Run(std::move(steps)); });
+  steps.clear();
+}
+
+void DeferredStepRunner::Run(DeferredSteps steps) {
+  Invocation& invocation = *invocation_;
+  Invocation* previous = current_invocation;
+  current_invocation = &invocation;
+  const LineCursor cursor = invocation.SegmentCursor();
+  // The steps the running ones reach, in the order their tasks would have
+  // been enqueued (anything else enqueued meanwhile sends them first).
+  DeferredSteps reached;
+  DeferredSteps* running = &steps;
+  DeferredSteps* next = &reached;
+  // One processing loop's queue for all of them: empty again after each.
+  ReadyQueue ready(0);
+  while (true) {
+    ready.steps = next;
+    for (DeferredResume& resume : *running) {
+      ready.stream = resume.stream;
+      if (resume.captured != nullptr) {
+        RunCapturedStep(ready, resume);
+        invocation.ProcessReady(ready);
+        continue;
+      }
+      // The step itself: its operands are the segment's payloads, written
+      // before its task was enqueued.
+      cursor.Run(resume.position);
+      if (invocation.policy().DirectKernelsAllowed()) [[likely]] {
+        invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                                   resume.deferred + 1);
+      } else {
+        // Cancelled, budgeted or traced since the segment began: its
+        // exports and the kernels after it one by one.
+        invocation.SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
+      }
+      invocation.ProcessReady(ready);
+    }
+    if (next->empty()) break;
+    // The steps reached were the last acts. When their task would be the
+    // next one the queue runs, here, with nothing queued before it (a chain
+    // of async kernels), run them now: the same order, no trip through the
+    // queue, no keep-alive count per step.
+    if (!invocation.context()->host()->work_queue().NextToRunHere()) {
+      EnqueueSteps(*next);
+      break;
+    }
+    running->clear();
+    std::swap(running, next);
+  }
+  current_invocation = previous;
+  invocation.DropRef();
+}
+
+void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
+  Invocation& invocation = *invocation_;
+  // An async call step: the kernel's work or task, then its users.
+  internal::CapturedWork* captured = resume.captured;
+  const auto& step = invocation.plan()->segmented.steps[resume.position].linked_try_step();
+  const uint32_t valued_result = captured->executor_word & 0xff;
+  const uint32_t emplaced = captured->executor_word >> 8;
+  if (captured->HasWork()) {
+    void* const payload = invocation.payloads()[step.results[valued_result]].bytes;
+    absl::Status* error = captured->run(captured->work, payload);
+    if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
+      FreeCaptured(captured);
+      invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                                 resume.deferred + 1);
+      return;
+    }
+    CallOutcome outcome;
+    outcome.emplaced = emplaced;
+    if (error == nullptr) {
+      outcome.emplaced |= 1u << valued_result;
+    } else {
+      // As EnqueueWork's value would have been: an error at the kernel's
+      // location.
+      outcome.valued = 1u << valued_result;
+      outcome.values[valued_result] = MakeErrorAsyncValueRef(std::move(*error), captured->location);
+      delete error;
+    }
+    FreeCaptured(captured);
+    FinishCapturedStep(ready, resume, std::move(outcome));
+    return;
+  }
+  captured->first_task();
+  AsyncValue* const value = std::exchange(captured->task_result, nullptr);
+  FreeCaptured(captured);
+  if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
+      invocation.policy().DirectKernelsAllowed()) [[likely]] {
+    // Completed by its task, as usual: its payload, and on.
+    std::memcpy(invocation.payloads()[step.results[valued_result]].bytes, value->ScalarPayload(),
+                kDirectResultSize);
+    value->DropRef();
+    invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                               resume.deferred + 1);
+    return;
+  }
+  CallOutcome outcome;
+  outcome.emplaced = emplaced;
+  outcome.valued = 1u << valued_result;
+  outcome.values[valued_result] = TakeRef(value);
+  FinishCapturedStep(ready, resume, std::move(outcome));
+}
+
+void DeferredStepRunner::FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,
+                                            CallOutcome outcome) {
+  if (invocation_->policy().DirectKernelsAllowed()) [[likely]] {
+    if (invocation_->FinishCall(ready, resume.segment, resume.position, resume.next_export,
+                                resume.deferred + 1, std::move(outcome))) {
+      invocation_->ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                                   resume.deferred + 1);
+    }
+  } else {
+    invocation_->SegmentAfterCall(ready, resume.segment, resume.position, resume.next_export,
+                                  std::move(outcome));
+  }
+}
+
+}  // namespace bef::invocation_internal

@@ -1,0 +1,143 @@
+// The deferred step runner's inline members (deferred_step_runner.h): the
+// ones the segment runner calls at every deferred or async call step, kept
+// where it can inline them. Included by invocation_internal.h, after the
+// Invocation whose interface they use.
+#ifndef BEF_LIB_EXECUTOR_DEFERRED_STEP_RUNNER_INL_H_
+#define BEF_LIB_EXECUTOR_DEFERRED_STEP_RUNNER_INL_H_
+
+#include <bit>
+#include <new>
+#include <utility>
+
+#include "lib/executor/invocation_internal.h"
+
+namespace bef::invocation_internal {
+
+inline void DeferredStepRunner::FlushSteps(ReadyQueue& queue) {
+  if (!queue.steps->empty()) [[unlikely]]
+    EnqueueSteps(*queue.steps);
+}
+
+inline void DeferredStepRunner::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
+  // The deferred step is the next kernel to run: first the other streams'
+  // ready kernels go to the work queue, then its task (with the steps
+  // reached before it, if nothing was enqueued in between).
+  if (!queue.outline_kernels.empty()) invocation_->FlushOutline(queue);
+  DeferredSteps& steps = *queue.steps;
+  if (steps.empty()) {
+    steps.push_back(step);  // inline: no allocation
+    return;
+  }
+  // A second step: room for a task's worth at once (one heap block).
+  if (steps.size() == 1) [[unlikely]]
+    steps.reserve(kMaxDeferredStepsPerTask);
+  steps.push_back(step);
+  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]]
+    EnqueueSteps(steps);
+}
+
+template <typename Task>
+void Invocation::RunNested(Task task) {
+  if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
+    context_->host()->EnqueueWork(std::move(task));
+    return;
+  }
+  ++continuation_nesting;
+  task();
+  --continuation_nesting;
+}
+
+template <typename Continuation>
+void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
+  BecomeConcurrent();
+  AddRef();  // dropped when the continuation has run
+  value->AndThen([this, continuation = std::move(continuation)]() mutable {
+    RunNested([this, continuation = std::move(continuation)]() mutable {
+      continuation();
+      DropRef();
+    });
+  });
+}
+
+inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                             uint32_t next_export, uint32_t next_deferred) {
+  Invocation& invocation = *invocation_;
+  // What the dataflow path does before it runs a kernel: other streams'
+  // ready kernels go to the work queue (the deferred steps reached stay
+  // pending: the kernel's task joins them, where it would have gone).
+  if (!queue.outline_kernels.empty()) invocation.FlushOutline(queue);
+  if (!invocation.policy().DirectKernelsAllowed()) [[unlikely]] {
+    invocation.SegmentFrom(queue, s, at, next_export);
+    return;
+  }
+  const ExecutionPlan::LineStep& line_step = invocation.plan()->segmented.steps[at];
+  const ExecutionPlan::TryStep& step = line_step.linked_try_step();
+  auto* captured =
+      ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork))) internal::CapturedWork(
+          invocation.context()->host(), Location{&invocation.program()->file(), step.location});
+  // The kernel's `call` straight from here (not through RunTryStep, the
+  // line's trampoline: the runner is already where a failure is handled).
+  const void* operands[kMaxDirectArguments];
+  invocation.SegmentCursor().Operands(line_step, operands);
+  void* results[kMaxDirectResults];
+  for (uint32_t i = 0; i < step.num_results; ++i)
+    results[i] = invocation.payloads()[step.results[i]].bytes;
+  DirectCall& call = internal::line_direct_call;
+  BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
+  call.host = invocation.context()->host();
+  call.context = invocation.context();
+  call.emplaced = 0;
+  // (A kernel that runs an execution of its own on this thread leaves the
+  // capture as it found it.)
+  internal::CapturedWork* const outer = std::exchange(internal::captured_work, captured);
+  const bool complete =
+      step.call(operands, invocation.attribute_pool(), step.attribute_offsets, results, call);
+  internal::captured_work = outer;
+  const uint32_t all = (1u << step.num_results) - 1;
+  if (!complete && call.ok() && call.valued != 0 && (call.valued & (call.valued - 1)) == 0 &&
+      (call.emplaced | call.valued) == all) [[likely]] {
+    // The usual async kernel: one result given as a value, completed by
+    // the one piece of work it enqueued.
+    const uint32_t valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
+    AsyncValue* const value = call.values[valued_result];
+    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
+        value->NumRef() == 2 && value->IsPristine() &&
+        value->type_id() == step.result_types[valued_result]) [[likely]] {
+      // EnqueueWork's value, handed back untouched: both its references
+      // are the executor's, and the work writes the result's register.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
+    if (!captured->HasWork() && captured->num_tasks == 1) {
+      // One task the kernel enqueued itself, filling the value.
+      SetCapturedResult(*captured, valued_result, call.emplaced);
+      captured->task_result = value;  // the kernel's reference
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      return;
+    }
+  }
+  FinishAsyncCallSlowly(queue, s, at, next_export, next_deferred, complete, captured);
+}
+
+inline void DeferredStepRunner::SetCapturedResult(internal::CapturedWork& captured,
+                                                  uint32_t valued_result, uint32_t emplaced) {
+  static_assert(kMaxDirectResults <= 8);
+  captured.executor_word = valued_result | (emplaced << 8);
+}
+
+inline void DeferredStepRunner::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                                uint32_t next_export, uint32_t next_deferred,
+                                                internal::CapturedWork* captured) {
+  DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
+  resume.captured = captured;
+  AddDeferredStep(queue, resume);
+}
+
+}  // namespace bef::invocation_internal
+
+#endif  // BEF_LIB_EXECUTOR_DEFERRED_STEP_RUNNER_INL_H_
