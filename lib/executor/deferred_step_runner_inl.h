@@ -14,8 +14,7 @@
 namespace bef::invocation_internal {
 
 inline void DeferredStepRunner::FlushSteps(ReadyQueue& queue) {
-  if (!queue.steps->empty()) [[unlikely]]
-    EnqueueSteps(*queue.steps);
+  if (!queue.steps->empty()) [[unlikely]] EnqueueSteps(*queue.steps);
 }
 
 inline void DeferredStepRunner::AddDeferredStep(ReadyQueue& queue, const DeferredResume& step) {
@@ -29,34 +28,9 @@ inline void DeferredStepRunner::AddDeferredStep(ReadyQueue& queue, const Deferre
     return;
   }
   // A second step: room for a task's worth at once (one heap block).
-  if (steps.size() == 1) [[unlikely]]
-    steps.reserve(kMaxDeferredStepsPerTask);
+  if (steps.size() == 1) [[unlikely]] steps.reserve(kMaxDeferredStepsPerTask);
   steps.push_back(step);
-  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]]
-    EnqueueSteps(steps);
-}
-
-template <typename Task>
-void Invocation::RunNested(Task task) {
-  if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
-    context_->host()->EnqueueWork(std::move(task));
-    return;
-  }
-  ++continuation_nesting;
-  task();
-  --continuation_nesting;
-}
-
-template <typename Continuation>
-void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
-  BecomeConcurrent();
-  AddRef();  // dropped when the continuation has run
-  value->AndThen([this, continuation = std::move(continuation)]() mutable {
-    RunNested([this, continuation = std::move(continuation)]() mutable {
-      continuation();
-      DropRef();
-    });
-  });
+  if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
 }
 
 inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint32_t at,
@@ -100,21 +74,15 @@ inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint
     // the one piece of work it enqueued.
     const uint32_t valued_result = static_cast<uint32_t>(std::countr_zero(call.valued));
     AsyncValue* const value = call.values[valued_result];
-    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
-        value->NumRef() == 2 && value->IsPristine() &&
-        value->type_id() == step.result_types[valued_result]) [[likely]] {
-      // EnqueueWork's value, handed back untouched: both its references
-      // are the executor's, and the work writes the result's register.
+    // EnqueueWork's value handed back untouched (both its references are
+    // the executor's, and the work writes the result's register), or one
+    // task the kernel enqueued itself, filling the value.
+    if ((captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
+         value->NumRef() == 2 && value->IsPristine() &&
+         value->type_id() == step.result_types[valued_result]) ||
+        (!captured->HasWork() && captured->num_tasks == 1)) [[likely]] {
       SetCapturedResult(*captured, valued_result, call.emplaced);
-      call.valued = 0;
-      call.values[valued_result] = nullptr;
-      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
-      return;
-    }
-    if (!captured->HasWork() && captured->num_tasks == 1) {
-      // One task the kernel enqueued itself, filling the value.
-      SetCapturedResult(*captured, valued_result, call.emplaced);
-      captured->task_result = value;  // the kernel's reference
+      if (!captured->HasWork()) captured->task_result = value;  // the kernel's reference
       call.valued = 0;
       call.values[valued_result] = nullptr;
       AddCapturedStep(queue, s, at, next_export, next_deferred, captured);

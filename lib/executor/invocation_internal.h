@@ -558,6 +558,29 @@ class Invocation {
   DeferredStepRunner deferred_steps_{this};
 };
 
+template <typename Task>
+void Invocation::RunNested(Task task) {
+  if (continuation_nesting >= kMaxContinuationNesting) [[unlikely]] {
+    context_->host()->EnqueueWork(std::move(task));
+    return;
+  }
+  ++continuation_nesting;
+  task();
+  --continuation_nesting;
+}
+
+template <typename Continuation>
+void Invocation::WhenAvailable(AsyncValue* value, Continuation continuation) {
+  BecomeConcurrent();
+  AddRef();  // dropped when the continuation has run
+  value->AndThen([this, continuation = std::move(continuation)]() mutable {
+    RunNested([this, continuation = std::move(continuation)]() mutable {
+      continuation();
+      DropRef();
+    });
+  });
+}
+
 }  // namespace bef::invocation_internal
 
 // The deferred step runner's inline members, which need the Invocation.
