@@ -81,8 +81,14 @@ void RunTryStep(const void* const* operands, const uint8_t* attribute_pool,
   }
 }
 
-uint32_t RunLineRange(const LineCursor cursor, uint32_t begin, uint32_t stop,
-                      const RequestContext* request) {
+// Aligned to a cache line: its loop of kernel calls (a few dozen bytes, a
+// chain of adds spends most of its time there) then sits on the same
+// instruction-fetch windows whatever code the linker put before it. At
+// 16-byte alignment the loop spanned two or three 64-byte lines as
+// unrelated changes moved it, and the chain of adds ran at 2.0 or 2.6 ns
+// per kernel with the same instructions.
+[[gnu::aligned(64)]] uint32_t RunLineRange(const LineCursor cursor, uint32_t begin,
+                                           uint32_t stop, const RequestContext* request) {
   for (uint32_t block = begin; block < stop; block += kCancellationInterval) {
     if (block != begin && (FastPathPolicy::Cancelled(request) || internal::line_kernel_failed))
         [[unlikely]] {

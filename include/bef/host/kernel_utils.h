@@ -163,8 +163,15 @@ struct DirectCall {
   // The first error the kernel reported (owned; null: none). Every member
   // is trivial, so the executor's thread-local DirectCall costs no guard.
   absl::Status* error = nullptr;
-  uint32_t emplaced = 0;  // bit i: result i's payload is in its register
-  uint32_t valued = 0;    // bit i: result i was given as a value, values[i]
+  // Bit i: result i's payload is in its register. A word of its own, not
+  // a uint32_t beside `valued`: the check after each call (CallDirectImpl)
+  // then loads exactly what the kernel's last `|=` stored. A load spanning
+  // that store and `valued` cannot be served from the store buffer and
+  // waits for the store to reach the cache, which was a third of a tensor
+  // kernel's call step (docs/performance.md, "Loads the store buffer can
+  // serve").
+  uint64_t emplaced = 0;
+  uint32_t valued = 0;  // bit i: result i was given as a value, values[i]
   AsyncValue* values[kMaxDirectResults] = {};  // one reference each
 
   bool ok() const { return error == nullptr; }
@@ -204,6 +211,17 @@ class Result {
   // In a direct call: the result's payload register.
   Result(void* payload, DirectCall* call, size_t index)
       : index_(index), payload_(payload), call_(call) {}
+  // User-provided, so the ABI passes a Result by reference to the caller's
+  // object, built in place by 8-byte stores the kernel's 8-byte loads are
+  // served from. A trivially copyable Result (32 bytes, passed in memory)
+  // was built on the caller's stack and copied to the argument area with
+  // 16-byte loads spanning two of those stores, which the store buffer
+  // cannot serve: a stall per Result<> per call (docs/performance.md,
+  // "Loads the store buffer can serve").
+  Result(const Result& other)
+      : frame_(other.frame_), index_(other.index_), payload_(other.payload_),
+        call_(other.call_) {}
+  Result& operator=(const Result&) = default;
   template <typename... Args>
   void Emplace(Args&&... args) const {
     if (call_ != nullptr) {
