@@ -23,13 +23,20 @@ inline void DeferredStepRunner::AddDeferredStep(ReadyQueue& queue, const Deferre
   // reached before it, if nothing was enqueued in between).
   if (!queue.outline_kernels.empty()) invocation_->FlushOutline(queue);
   DeferredSteps& steps = *queue.steps;
-  if (steps.empty()) {
-    steps.push_back(step);  // inline: no allocation
-    return;
-  }
-  // A second step: room for a task's worth at once (one heap block).
+  // A second step: room for a task's worth at once (one heap block); the
+  // first is inline (no allocation).
   if (steps.size() == 1) [[unlikely]] steps.reserve(kMaxDeferredStepsPerTask);
-  steps.push_back(step);
+  // The fields stored into the vector's slot one by one: `step` is the
+  // caller's object, just built by 4- and 8-byte stores, and push_back
+  // copied it with 16-byte loads the store buffer cannot serve (a stall
+  // per step; docs/performance.md, "Loads the store buffer can serve").
+  DeferredResume& slot = steps.emplace_back();
+  slot.segment = step.segment;
+  slot.position = step.position;
+  slot.next_export = step.next_export;
+  slot.deferred = step.deferred;
+  slot.stream = step.stream;
+  slot.captured = step.captured;
   if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
 }
 
