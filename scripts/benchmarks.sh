@@ -36,6 +36,10 @@ startup() {
 
 python3 benchmarks/programs/run.py "$bin" "$work/programs" "${BEF_BENCH_ROUNDS:-5}"
 echo
+# What handing work between two threads costs on this machine (beside the
+# mstd:2 column, whose async rows hand tasks between its two threads).
+"$bin/benchmarks/thread_handoff" 5
+echo
 echo "| start-up | unit | TFRT | target | this runtime |"
 echo "|---|---|---|---|---|"
 read -r startup_s startup_mstd startup_floor startup_share <<<"$(startup)"

@@ -66,10 +66,17 @@ def main():
     for _ in range(rounds):
         for name, bef, units, executor in programs:
             for queue in QUEUES:
-                out = subprocess.run(
+                run = subprocess.run(
                     [os.path.join(bin_dir, executor), "--host_allocator_type=malloc",
                      "--work_queue_type=" + queue, bef],
-                    check=True, capture_output=True, text=True).stdout
+                    check=True, capture_output=True, text=True)
+                out = run.stdout
+                # An error logged (say, mstd without its oneTBB arena plugin,
+                # falling back to its blocking threads) is not the run users
+                # get: no number from it.
+                logged = re.search(r"^E \d{4}-.*$", run.stderr, re.M)
+                if logged:
+                    sys.exit("%s on %s logged an error:\n%s" % (name, queue, logged.group(0)))
                 match = re.search(r"^BM:%s:Time 50%%\(ns\): (\d+)$" % re.escape(name), out, re.M)
                 if not match:
                     sys.exit("no benchmark line for %s on %s:\n%s" % (name, queue, out))
