@@ -147,11 +147,6 @@ AsyncValueRef<int32_t> AsyncAdd(Argument<int32_t> a, Argument<int32_t> b,
 AsyncValueRef<int32_t> AsyncCopy(Argument<int32_t> input, const ExecutionContext& context) {
   return EnqueueWork(context, [value = *input] { return value; });
 }
-// The deferred direct entry points of async_add and async_copy (the
-// executor runs them from a work-queue task of its own: DirectKernel::
-// deferred).
-int32_t AddForTask(Argument<int32_t> a, Argument<int32_t> b) { return WrappingAdd(*a, *b); }
-int32_t CopyForTask(Argument<int32_t> input) { return *input; }
 void AsyncCopy2(Argument<int32_t> input, Result<int32_t> output, HostContext* host) {
   AsyncValueRef<int32_t> result = output.Allocate();
   int32_t value = *input;
@@ -582,10 +577,8 @@ void RegisterTestKernels(KernelRegistry* registry) {
   registry->AddKernel("tfrt_test.cancel", BEF_KERNEL(Cancel));
   registry->AddKernel("tfrt_test.async_constant.i32", BEF_KERNEL(AsyncConstant<int32_t>));
   registry->AddKernel("tfrt_test.async_constant.i1", BEF_KERNEL(AsyncConstant<bool>));
-  registry->AddKernel("tfrt_test.async_add.i32",
-                      Deferred(BEF_KERNEL(AsyncAdd), BEF_KERNEL(AddForTask).direct));
-  registry->AddKernel("tfrt_test.async_copy.i32",
-                      Deferred(BEF_KERNEL(AsyncCopy), BEF_KERNEL(CopyForTask).direct));
+  registry->AddKernel("tfrt_test.async_add.i32", BEF_KERNEL(AsyncAdd));
+  registry->AddKernel("tfrt_test.async_copy.i32", BEF_KERNEL(AsyncCopy));
   registry->AddKernel("tfrt_test.async_copy_2.i32", BEF_KERNEL(AsyncCopy2));
   registry->AddKernel("tfrt_test.copy.with_delay.i32", BEF_KERNEL(CopyWithDelay<int32_t>));
   registry->AddKernel("tfrt_test.copy.with_delay.i64", BEF_KERNEL(CopyWithDelay<int64_t>));

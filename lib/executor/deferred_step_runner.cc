@@ -91,6 +91,11 @@ void DeferredStepRunner::EnqueueCaptured(internal::CapturedWork& captured) {
   internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
 }
 
+void FreeSpareCapture(internal::CapturedWork* captured) {
+  captured->~CapturedWork();
+  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
+}
+
 void DeferredStepRunner::FreeCaptured(internal::CapturedWork* captured) {
   // Its work ran (or it had none); a value of EnqueueWork in it was never
   // published and holds nothing.
@@ -110,7 +115,6 @@ void DeferredStepRunner::Run(DeferredSteps steps) {
   Invocation& invocation = *invocation_;
   Invocation* previous = current_invocation;
   current_invocation = &invocation;
-  const LineCursor cursor = invocation.SegmentCursor();
   // The steps the running ones reach, in the order their tasks would have
   // been enqueued (anything else enqueued meanwhile sends them first).
   DeferredSteps reached;
@@ -122,22 +126,7 @@ void DeferredStepRunner::Run(DeferredSteps steps) {
     ready.steps = next;
     for (DeferredResume& resume : *running) {
       ready.stream = resume.stream;
-      if (resume.captured != nullptr) {
-        RunCapturedStep(ready, resume);
-        invocation.ProcessReady(ready);
-        continue;
-      }
-      // The step itself: its operands are the segment's payloads, written
-      // before its task was enqueued.
-      cursor.Run(resume.position);
-      if (invocation.policy().DirectKernelsAllowed()) [[likely]] {
-        invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                                   resume.deferred + 1);
-      } else {
-        // Cancelled, budgeted or traced since the segment began: its
-        // exports and the kernels after it one by one.
-        invocation.SegmentFrom(ready, resume.segment, resume.position + 1, resume.next_export);
-      }
+      RunCapturedStep(ready, resume);
       invocation.ProcessReady(ready);
     }
     if (next->empty()) break;
@@ -159,32 +148,30 @@ void DeferredStepRunner::Run(DeferredSteps steps) {
 void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume& resume) {
   Invocation& invocation = *invocation_;
   // An async call step: the kernel's work or task, then its users.
-  internal::CapturedWork* captured = resume.captured;
   const auto& step = invocation.plan()->segmented.steps[resume.position].linked_try_step();
-  const uint32_t valued_result = captured->executor_word & 0xff;
-  const uint32_t emplaced = captured->executor_word >> 8;
-  if (captured->HasWork()) {
-    void* const payload = invocation.payloads()[step.results[valued_result]].bytes;
-    absl::Status* error = captured->run(captured->work, payload);
+  const uint32_t valued_result = resume.async_call & 0xff;
+  void* const payload = invocation.payloads()[step.results[valued_result]].bytes;
+  if (resume.async_call & DeferredResume::kWorkInRegister) {
+    // The work's bytes are in the register it writes.
+    absl::Status* error = resume.run(payload, payload);
     if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
-      FreeCaptured(captured);
       invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
                                  resume.deferred + 1);
       return;
     }
-    CallOutcome outcome;
-    outcome.emplaced = emplaced;
-    if (error == nullptr) {
-      outcome.emplaced |= 1u << valued_result;
-    } else {
-      // As EnqueueWork's value would have been: an error at the kernel's
-      // location.
-      outcome.valued = 1u << valued_result;
-      outcome.values[valued_result] = MakeErrorAsyncValueRef(std::move(*error), captured->location);
-      delete error;
-    }
+    FinishWorkStep(ready, resume, error);
+    return;
+  }
+  internal::CapturedWork* captured = resume.captured;
+  if (captured->HasWork()) {
+    absl::Status* error = captured->run(captured->work, payload);
     FreeCaptured(captured);
-    FinishCapturedStep(ready, resume, std::move(outcome));
+    if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
+      invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                                 resume.deferred + 1);
+      return;
+    }
+    FinishWorkStep(ready, resume, error);
     return;
   }
   captured->first_task();
@@ -193,17 +180,35 @@ void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume
   if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
       invocation.policy().DirectKernelsAllowed()) [[likely]] {
     // Completed by its task, as usual: its payload, and on.
-    std::memcpy(invocation.payloads()[step.results[valued_result]].bytes, value->ScalarPayload(),
-                kDirectResultSize);
+    std::memcpy(payload, value->ScalarPayload(), kDirectResultSize);
     value->DropRef();
     invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
                                resume.deferred + 1);
     return;
   }
   CallOutcome outcome;
-  outcome.emplaced = emplaced;
+  outcome.emplaced = (resume.async_call >> 8) & 0xff;
   outcome.valued = 1u << valued_result;
   outcome.values[valued_result] = TakeRef(value);
+  FinishCapturedStep(ready, resume, std::move(outcome));
+}
+
+void DeferredStepRunner::FinishWorkStep(ReadyQueue& ready, const DeferredResume& resume,
+                                        absl::Status* error) {
+  const uint32_t valued_result = resume.async_call & 0xff;
+  CallOutcome outcome;
+  outcome.emplaced = (resume.async_call >> 8) & 0xff;
+  if (error == nullptr) {
+    outcome.emplaced |= 1u << valued_result;
+  } else {
+    // As EnqueueWork's value would have been: an error at the kernel's
+    // location.
+    const auto& step = invocation_->plan()->segmented.steps[resume.position].linked_try_step();
+    outcome.valued = 1u << valued_result;
+    outcome.values[valued_result] = MakeErrorAsyncValueRef(
+        std::move(*error), Location{&invocation_->program()->file(), step.location});
+    delete error;
+  }
   FinishCapturedStep(ready, resume, std::move(outcome));
 }
 

@@ -1,22 +1,22 @@
 // The deferred step runner of an execution (private to lib/executor): the
-// room of the segment runner that runs a segment's deferred and async call
-// steps from work-queue tasks and resumes the segment after each
-// (execution_plan.h "Deferred steps" and "Async call steps",
-// docs/executor-semantics.md §14.4).
+// room of the segment runner that runs a segment's async call steps, their
+// deferred steps from work-queue tasks, and resumes the segment after each
+// (execution_plan.h "Async call steps", docs/executor-semantics.md §14.4).
 //
-// A segment reaching a deferred step (a kernel with a deferred direct entry
-// point) or an async call step (a kernel that may reach the work queue)
-// stops there; the step joins the processing loop's pending steps
-// (AddDeferredStep), which go to the work queue as one task right before
-// anything else is enqueued or the loop ends (FlushSteps, EnqueueSteps):
-// where their own tasks would have gone. The task (Run) runs each step,
-// then its segment from the next kernel on, then the steps those reached,
-// for as long as the queue would run their task next on this thread anyway.
-// An async call step's kernel runs when the segment reaches it
+// A segment reaching an async call step (a kernel that may reach the work
+// queue, known by its signature) stops there and calls the kernel
 // (RunAsyncCall), with what it hands the work queue kept in a CapturedWork
 // (host_context.h): one piece of work or one task filling its one result
-// becomes a step of its own; anything else goes to the queue as the
-// kernel's tasks would have, and its results are made of what it did.
+// becomes a deferred step, which joins the processing loop's pending steps
+// (AddDeferredStep); they go to the work queue as one task right before
+// anything else is enqueued or the loop ends (FlushSteps, EnqueueSteps):
+// where their own tasks would have gone. A work small enough waits in its
+// result's register, and the capture block stays with the loop for the
+// next call. The task (Run) runs each step, then its segment from the next
+// kernel on, then the steps those reached, for as long as the queue would
+// run their task next on this thread anyway. Anything else a kernel does
+// goes to the queue as its tasks would have, and its results are made of
+// what it did.
 //
 // The runner reaches its invocation only through the interface the
 // Invocation declares for it (invocation_internal.h, "The deferred step
@@ -43,19 +43,31 @@ class Invocation;
 struct ReadyQueue;
 struct CallOutcome;
 
-// Where a segment resumes after a deferred step (DeferredStepRunner::Run).
+// A deferred step: an async call step's work or task, and where its
+// segment resumes after it (DeferredStepRunner::Run).
 struct DeferredResume {
+  // `async_call`: which result the work or task fills (bits 0-7), the
+  // results the kernel wrote before it returned (bits 8-15), and this flag:
+  // the work waits in that result's payload register (its bytes, as
+  // EnqueueWork made them: CapturedWork::work_fits_register) and `run` runs
+  // it there. Otherwise the step owns `captured`.
+  static constexpr uint32_t kWorkInRegister = 1u << 30;
+
   uint32_t segment = 0;
   uint32_t position = 0;  // of the step
   uint32_t next_export = 0;
   uint32_t deferred = 0;  // the step's index in segment_deferred
   uint32_t stream = 0;
-  // An async call step (RunAsyncCall): what its kernel left for the work
-  // queue, owned by the step until its task runs it; null for a deferred
-  // step. Out of line (a value-memory block): a task of steps must stay
-  // small enough for TaskFunction's inline storage.
-  internal::CapturedWork* captured = nullptr;
+  uint32_t async_call = 0;
+  union {
+    // What the kernel left for the work queue, owned by the step until its
+    // task runs it. Out of line (a value-memory block): a task of steps
+    // must stay small enough for TaskFunction's inline storage.
+    internal::CapturedWork* captured = nullptr;
+    internal::CapturedWork::Run run;  // kWorkInRegister
+  };
 };
+static_assert(sizeof(DeferredResume) == 32, "a batch of them is a value-memory block");
 // The memory of a batch of deferred steps: value memory (per-thread free
 // lists with cross-thread batches, async_value.h). A fan-out keeps hundreds
 // of batches in flight at once, more than malloc's per-thread cache holds
@@ -95,6 +107,9 @@ static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <=
 static_assert(alignof(DeferredResume) <= internal::kValueGranule);
 
 
+// Frees a processing loop's spare capture block (ReadyQueue::spare_capture).
+void FreeSpareCapture(internal::CapturedWork* captured);
+
 class DeferredStepRunner {
  public:
   explicit DeferredStepRunner(Invocation* invocation) : invocation_(invocation) {}
@@ -111,14 +126,14 @@ class DeferredStepRunner {
   // Enqueues one task for `steps` (left empty).
   void EnqueueSteps(DeferredSteps& steps);
   // Runs the async call step at `position` (the segment's next deferred
-  // position, its exports before it done): the kernel now, the first task it
-  // enqueues as a deferred step of its own with the kernel's users after it.
+  // position, its exports before it done): the kernel now, its work or first
+  // task as a deferred step with the kernel's users after it.
   [[gnu::always_inline]] inline void RunAsyncCall(ReadyQueue& queue, uint32_t segment,
                                                   uint32_t position, uint32_t next_export,
                                                   uint32_t next_deferred);
 
  private:
-  // The task of consecutive deferred steps: runs each, then its segment
+  // The task of consecutive deferred steps: runs each (RunCapturedStep), then its segment
   // from the next kernel on; then the steps those reached, and so on,
   // while the work queue would run their task next here anyway.
   void Run(DeferredSteps steps);
@@ -129,21 +144,25 @@ class DeferredStepRunner {
   [[gnu::noinline]] void FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, uint32_t at,
                                                uint32_t next_export, uint32_t next_deferred,
                                                bool complete, internal::CapturedWork* captured);
-  // The result an async call step's work or task fills, and the results the
-  // kernel wrote before it returned: kept in the block's executor word.
-  static inline void SetCapturedResult(internal::CapturedWork& captured,
-                                       uint32_t valued_result, uint32_t emplaced);
-  [[gnu::always_inline]] inline void AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                                     uint32_t next_export,
-                                                     uint32_t next_deferred,
-                                                     internal::CapturedWork* captured);
+  // The async call step's own step (`async_call`: DeferredResume's word;
+  // the block it owns, or with kWorkInRegister the work's `run`).
+  [[gnu::always_inline]] inline void AddAsyncCallStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                                      uint32_t next_export,
+                                                      uint32_t next_deferred,
+                                                      uint32_t async_call,
+                                                      internal::CapturedWork* captured,
+                                                      internal::CapturedWork::Run run = nullptr);
   // The kernel's work and tasks to the work queue, as they would have gone
   // outside the executor (the block then freed, or the value's own memory).
   void EnqueueCaptured(internal::CapturedWork& captured);
   [[gnu::always_inline]] static inline void FreeCaptured(internal::CapturedWork* captured);
-  // An async call step's own step: the kernel's work or task, then its users.
+  // A deferred step: the kernel's work or task, then its users.
   [[gnu::always_inline]] inline void RunCapturedStep(ReadyQueue& ready,
                                                      const DeferredResume& resume);
+  // The rest of an async call step whose work ran (`error`: how it failed,
+  // or null) where segments may not, or failed.
+  [[gnu::noinline]] void FinishWorkStep(ReadyQueue& ready, const DeferredResume& resume,
+                                        absl::Status* error);
   // The rest of an async call step whose work failed or whose value cannot
   // be loaded into its register, or that runs where segments may not.
   [[gnu::noinline]] void FinishCapturedStep(ReadyQueue& ready, const DeferredResume& resume,

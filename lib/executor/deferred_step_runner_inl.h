@@ -6,6 +6,7 @@
 #define BEF_LIB_EXECUTOR_DEFERRED_STEP_RUNNER_INL_H_
 
 #include <bit>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -36,6 +37,7 @@ inline void DeferredStepRunner::AddDeferredStep(ReadyQueue& queue, const Deferre
   slot.next_export = step.next_export;
   slot.deferred = step.deferred;
   slot.stream = step.stream;
+  slot.async_call = step.async_call;
   slot.captured = step.captured;
   if (steps.size() == kMaxDeferredStepsPerTask) [[unlikely]] EnqueueSteps(steps);
 }
@@ -53,9 +55,17 @@ inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint
   }
   const ExecutionPlan::LineStep& line_step = invocation.plan()->segmented.steps[at];
   const ExecutionPlan::TryStep& step = line_step.linked_try_step();
-  auto* captured =
-      ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork))) internal::CapturedWork(
-          invocation.context()->host(), Location{&invocation.program()->file(), step.location});
+  HostContext* const host = invocation.context()->host();
+  const Location location{&invocation.program()->file(), step.location};
+  // The loop's spare block, or a new one; whoever keeps it afterwards
+  // takes it from the loop.
+  internal::CapturedWork* captured = std::exchange(queue.spare_capture, nullptr);
+  if (captured != nullptr) [[likely]] {
+    captured->Reuse(host, location);
+  } else {
+    captured = ::new (internal::AllocateValueMemory(sizeof(internal::CapturedWork)))
+        internal::CapturedWork(host, location);
+  }
   // The kernel's `call` straight from here (not through RunTryStep, the
   // line's trampoline: the runner is already where a failure is handled).
   const void* operands[kMaxDirectArguments];
@@ -65,7 +75,7 @@ inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint
     results[i] = invocation.payloads()[step.results[i]].bytes;
   DirectCall& call = internal::line_direct_call;
   BEF_DEBUG_CHECK(call.valued == 0 && call.ok(), "an async call step after an unread call");
-  call.host = invocation.context()->host();
+  call.host = host;
   call.context = invocation.context();
   call.emplaced = 0;
   // (A kernel that runs an execution of its own on this thread leaves the
@@ -84,32 +94,47 @@ inline void DeferredStepRunner::RunAsyncCall(ReadyQueue& queue, uint32_t s, uint
     // EnqueueWork's value handed back untouched (both its references are
     // the executor's, and the work writes the result's register), or one
     // task the kernel enqueued itself, filling the value.
-    if ((captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
-         value->NumRef() == 2 && value->IsPristine() &&
-         value->type_id() == step.result_types[valued_result]) ||
-        (!captured->HasWork() && captured->num_tasks == 1)) [[likely]] {
-      SetCapturedResult(*captured, valued_result, call.emplaced);
-      if (!captured->HasWork()) captured->task_result = value;  // the kernel's reference
+    static_assert(kMaxDirectResults <= 8);
+    const uint32_t async_call = valued_result | static_cast<uint32_t>(call.emplaced << 8);
+    if (captured->HasWork() && captured->num_tasks == 0 && value == captured->Value() &&
+        value->NumRef() == 2 && value->IsPristine() &&
+        value->type_id() == step.result_types[valued_result]) [[likely]] {
       call.valued = 0;
       call.values[valued_result] = nullptr;
-      AddCapturedStep(queue, s, at, next_export, next_deferred, captured);
+      if (captured->work_fits_register) [[likely]] {
+        // The work waits in its result's register (nothing reads it before
+        // the step has run); the block is the loop's again.
+        std::memcpy(results[valued_result], captured->work, kDirectResultSize);
+        queue.spare_capture = captured;
+        AddAsyncCallStep(queue, s, at, next_export, next_deferred,
+                         async_call | DeferredResume::kWorkInRegister, nullptr, captured->run);
+        return;
+      }
+      AddAsyncCallStep(queue, s, at, next_export, next_deferred, async_call, captured);
+      return;
+    }
+    if (!captured->HasWork() && captured->num_tasks == 1) [[likely]] {
+      captured->task_result = value;  // the kernel's reference
+      call.valued = 0;
+      call.values[valued_result] = nullptr;
+      AddAsyncCallStep(queue, s, at, next_export, next_deferred, async_call, captured);
       return;
     }
   }
   FinishAsyncCallSlowly(queue, s, at, next_export, next_deferred, complete, captured);
 }
 
-inline void DeferredStepRunner::SetCapturedResult(internal::CapturedWork& captured,
-                                                  uint32_t valued_result, uint32_t emplaced) {
-  static_assert(kMaxDirectResults <= 8);
-  captured.executor_word = valued_result | (emplaced << 8);
-}
-
-inline void DeferredStepRunner::AddCapturedStep(ReadyQueue& queue, uint32_t s, uint32_t at,
-                                                uint32_t next_export, uint32_t next_deferred,
-                                                internal::CapturedWork* captured) {
-  DeferredResume resume{s, at, next_export, next_deferred, queue.stream};
-  resume.captured = captured;
+inline void DeferredStepRunner::AddAsyncCallStep(ReadyQueue& queue, uint32_t s, uint32_t at,
+                                                 uint32_t next_export, uint32_t next_deferred,
+                                                 uint32_t async_call,
+                                                 internal::CapturedWork* captured,
+                                                 internal::CapturedWork::Run run) {
+  DeferredResume resume{s, at, next_export, next_deferred, queue.stream, async_call};
+  if (async_call & DeferredResume::kWorkInRegister) {
+    resume.run = run;
+  } else {
+    resume.captured = captured;
+  }
   AddDeferredStep(queue, resume);
 }
 

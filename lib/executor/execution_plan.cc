@@ -396,11 +396,7 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
       if (step.is_try()) {
         ++segment.num_checks;
       }
-      if (function.kernels[k].direct != nullptr && function.kernels[k].direct->deferred) {
-        segmented.steps.back().kind = StepKind::kDeferred;
-      }
-      if (step.kind == StepKind::kAsyncCall ||
-          segmented.steps.back().kind == StepKind::kDeferred) {
+      if (step.kind == StepKind::kAsyncCall) {
         segment_deferred.push_back(static_cast<uint32_t>(segmented.steps.size()) - 1);
       }
       for (uint32_t reg : function.kernels[k].arguments()) {

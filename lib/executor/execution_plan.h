@@ -24,18 +24,22 @@
 //   straight line (an error or a value of another type among its inputs, a
 //   cancelled, budgeted or traced request) runs its kernels one by one
 //   through their frames, with the results and errors of the dataflow path.
-// - Deferred steps: a kernel with a deferred direct entry point
-//   (DirectKernel::deferred: an async kernel whose frame implementation
-//   makes its result available from a work-queue task) is a segment's step
-//   too. The segment's runner stops before it, does the exports of the
-//   kernels before it, sends other streams' ready kernels to the work queue
-//   (what the dataflow path does before running it) and enqueues one task;
-//   the task runs the step into its payload register and resumes the
-//   segment there, as the dataflow path resumes the kernel's users when the
-//   frame implementation's task makes the value available: the same tasks
-//   in the same order, with no value, frame, waiter or deferral per
-//   kernel. A segment resumed in its task looks at the policy first (a
-//   request cancelled or given a budget meanwhile continues one by one).
+// - Async call steps: a kernel that may reach the work queue
+//   (DirectKernel::may_enqueue: by its signature, it takes a HostContext*
+//   or an ExecutionContext, or returns an AsyncValueRef) is a segment's
+//   step too (kAsyncCall; its position is in segment_deferred). The
+//   segment's runner stops before it, does the exports of the kernels
+//   before it, sends other streams' ready kernels to the work queue (what
+//   the dataflow path does before running it) and calls the kernel, keeping
+//   what it hands the work queue (host_context.h, CapturedWork). The one
+//   piece of work (EnqueueWork) or the one task filling its one result
+//   becomes a *deferred step*: a task (shared by the steps a loop reaches
+//   back to back) runs it into the result's payload register and resumes
+//   the segment there, as the dataflow path resumes the kernel's users when
+//   the task makes the value available: the same tasks in the same order,
+//   with no value, frame, waiter or deferral per kernel. A segment resumed
+//   in its task looks at the policy first (a request cancelled or given a
+//   budget meanwhile continues one by one).
 //
 // - Straight line: a function whose kernels are all direct (kernels that
 //   can fail or have several results included, as try steps at the top
@@ -182,16 +186,14 @@ struct ExecutionPlan {
   //   kAsyncCall  a call step of a kernel that may reach the work queue
   //               (its position is in segment_deferred; the segment runner
   //               calls TryStep::call itself);
-  //   kDeferred   a deferred direct kernel's `run`, from a task of the
-  //               segment runner (in segment_deferred);
   //   kNestedCall, kNestedIf  a function call on the line (NestedCall).
   enum class StepKind : uint8_t {
-    kKernel, kChainOnly, kTry, kCall, kAsyncCall, kDeferred, kNestedCall, kNestedIf
+    kKernel, kChainOnly, kTry, kCall, kAsyncCall, kNestedCall, kNestedIf
   };
   struct LineStep {
     void (*run)(const void* const* operands, const uint8_t* attribute_pool,
                 const uint32_t* attribute_offsets, void* result) = nullptr;
-    // The kernel's attributes (kKernel, kDeferred, and try steps run by
+    // The kernel's attributes (kKernel, and try steps run by
     // their own entry point), or what `run` reads instead once the plan is
     // final: the step's TryStep (kTry, kCall run by RunTryStep; kAsyncCall)
     // or NestedCall (kNestedCall, kNestedIf: nested_call() below).

@@ -140,8 +140,18 @@ AsyncValueRef<int32_t> WorkChecked(Argument<int32_t> x, const ExecutionContext& 
     return x + 4;
   });
 }
+// Its work too large for a register (it holds a string past the short
+// string's size): kept in the capture block, which the step then owns.
+AsyncValueRef<int32_t> WorkWide(Argument<int32_t> x, const ExecutionContext& context) {
+  test_runs.fetch_add(1);
+  return EnqueueWork(context, [x = *x, label = std::string(40, 'w')] {
+    LogWork(x);
+    return x + static_cast<int32_t>(label.size() / 8);  // x + 5
+  });
+}
 void RegisterExecutorTestKernels(KernelRegistry* registry) {
   registry->AddKernel("test.work_plain", BEF_KERNEL(WorkPlain));
+  registry->AddKernel("test.work_wide", BEF_KERNEL(WorkWide));
   registry->AddKernel("test.work_observed", BEF_KERNEL(WorkObserved));
   registry->AddKernel("test.work_dropped", BEF_KERNEL(WorkDropped));
   registry->AddKernel("test.work_checked", BEF_KERNEL(WorkChecked));
@@ -882,14 +892,13 @@ TEST_P(SegmentTest, FanOutOfDeferredStepsRunsInTheDataflowOrder) {
   f.Return({sums[0], last_logged});
   auto program = Load(writer);
   ExecutionPlan plan = Plan(*program);
-  // The async_add.i32s are deferred steps; the async_copy_2.i32s (a
-  // Result<> their own task fills, HostContext*) async call steps.
-  size_t async_calls = 0;
+  // The async_add.i32s (EnqueueWork) and the async_copy_2.i32s (a
+  // Result<> their own task fills, HostContext*) are async call steps, by
+  // their signatures alone.
   for (uint32_t position : plan.segment_deferred) {
-    async_calls += plan.segmented.steps[position].kind == ExecutionPlan::StepKind::kAsyncCall;
+    EXPECT_EQ(plan.segmented.steps[position].kind, ExecutionPlan::StepKind::kAsyncCall);
   }
-  EXPECT_EQ(plan.segment_deferred.size() - async_calls, size_t{kSteps});
-  EXPECT_EQ(async_calls, size_t{kSteps / 5});
+  EXPECT_EQ(plan.segment_deferred.size(), size_t{kSteps + kSteps / 5});
   for (int32_t x : {0, 3}) {
     std::vector<int32_t> order[2];
     Outcome outcome;
@@ -1310,23 +1319,25 @@ TEST_P(SegmentTest, CallStepsKeepTheFramePathsResultsErrorsAndOrder) {
 }
 
 // Async call steps of EnqueueWork kernels (internal::CapturedWork): the
-// work kept inline and run into the result's register when the kernel hands
+// work kept in the result's register (a small one) or in the capture block
+// (a string in it) and run into the register when the kernel hands
 // EnqueueWork's value back untouched; completed from a task when the kernel
 // observes the value or drops it; an error of the work at the kernel's
 // location. The same results, diagnostics, runs and order of the work as
-// kernel by kernel, chained and fanned out.
+// kernel by kernel, chained and fanned out, the kinds in turn (one
+// processing loop's capture block reused, or taken, from one to the next).
 TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32", "i32"});
   const char* const kernels[] = {"test.work_plain", "test.work_observed", "test.work_dropped",
-                                 "test.work_checked"};
+                                 "test.work_checked", "test.work_wide"};
   uint32_t value = 0;
   std::vector<uint32_t> fanned;
-  for (int i = 0; i < 24; ++i) {
-    BefWriter::Kernel& kernel = f.AddKernel(kernels[i % 4]);
+  for (int i = 0; i < 25; ++i) {
+    BefWriter::Kernel& kernel = f.AddKernel(kernels[i % 5]);
     kernel.AddArgument(value);
     value = kernel.AddResult("i32");
-    BefWriter::Kernel& side = f.AddKernel(kernels[(i + 1) % 4]);
+    BefWriter::Kernel& side = f.AddKernel(kernels[(i + 1) % 5]);
     side.AddArgument(0);
     fanned.push_back(side.AddResult("i32"));
   }
@@ -1349,8 +1360,9 @@ TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
       EXPECT_EQ(order[0], order[1]) << x;
     }
     if (x == 5) {
-      // Each kernel adds 1, 2, 3, 4 in turn: 6 rounds of 10 on the chain.
-      EXPECT_THAT(outcomes[0].results, ElementsAre("65", "180", "245"));
+      // Each kernel adds 1, 2, 3, 4, 5 in turn: 5 rounds of 15 on the
+      // chain; 25 kernels on 5 beside it, 5 of each.
+      EXPECT_THAT(outcomes[0].results, ElementsAre("80", "200", "280"));
     } else if (x == 995) {
       // The chain passes 1000 before a checked kernel: its work fails.
       EXPECT_THAT(outcomes[0].results[0], ::testing::HasSubstr("OUT_OF_RANGE: too large"));

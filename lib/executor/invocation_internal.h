@@ -121,6 +121,16 @@ struct ReadyQueue {
   // they run when it ends (DeferredStepRunner::Run).
   DeferredSteps own_steps;
   DeferredSteps* steps = &own_steps;
+  // The capture block of this loop's async call steps
+  // (DeferredStepRunner::RunAsyncCall), reused from one to the next while
+  // their work moves to its result's register: no block per call.
+  internal::CapturedWork* spare_capture = nullptr;
+
+  ReadyQueue(const ReadyQueue&) = delete;
+  ReadyQueue& operator=(const ReadyQueue&) = delete;
+  ~ReadyQueue() {
+    if (spare_capture != nullptr) [[unlikely]] FreeSpareCapture(spare_capture);
+  }
 };
 
 class Invocation {

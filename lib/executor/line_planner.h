@@ -129,11 +129,6 @@ class LinePlanner {
       }
       step.line.num_operands = static_cast<uint8_t>(kernel.num_arguments());
       step.line.result_register = map[kernel.results()[0]];
-      if (direct.deferred && (kernel_segment_ == nullptr || depth > 0)) {
-        // A deferred step runs from a task of its own, which only a
-        // segment's runner can wait for (ExecutionPlan::segment_deferred).
-        return std::nullopt;
-      }
       if (direct.call != nullptr && (kernel_segment_ == nullptr || depth > 0)) {
         // A kernel that may have effects of its own runs where the dataflow
         // path runs it, in its order: in a segment, never on a straight line

@@ -229,15 +229,6 @@ inline void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
     ExportStraight(queue, segment, segment.first_export, segment.end);
     return;
   }
-  if (segment.num_deferred != 0 &&
-      plan_->segment_deferred[segment.first_deferred] == segment.begin &&
-      !IsAsyncCall(segment.begin)) {
-    // The head is a deferred step (an async kernel of a fan-out): nothing
-    // runs or is exported before it.
-    deferred_steps_.AddDeferredStep(queue, DeferredResume{s, segment.begin, segment.first_export,
-                                          segment.first_deferred, queue.stream});
-    return;
-  }
   ContinueSegment(queue, s, segment.begin, segment.first_export, segment.first_deferred);
 }
 
@@ -272,12 +263,8 @@ void Invocation::ContinueSegment(ReadyQueue& queue, uint32_t s, uint32_t positio
       plan_->segment_exports[next_export].position < stop) {
     next_export = ExportStraight(queue, segment, next_export, stop);
   }
-  if (IsAsyncCall(stop)) {
-    deferred_steps_.RunAsyncCall(queue, s, stop, next_export, next_deferred);
-    return;
-  }
-  deferred_steps_.AddDeferredStep(queue,
-                                  DeferredResume{s, stop, next_export, next_deferred, queue.stream});
+  BEF_DEBUG_CHECK(IsAsyncCall(stop), "a segment stopped before a step that is no async call");
+  deferred_steps_.RunAsyncCall(queue, s, stop, next_export, next_deferred);
 }
 
 inline uint32_t Invocation::ExportStraight(ReadyQueue& queue,

@@ -30,6 +30,7 @@
 #define BEF_HOST_ASYNC_DISPATCH_H_
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -105,11 +106,17 @@ inline constexpr bool kCapturableWork =
     sizeof(ConcreteAsyncValue<typename WorkPayload<R>::type>) <= CapturedWork::kValueSize &&
     sizeof(Work) <= CapturedWork::kWorkSize && alignof(Work) <= 16;
 
+// Whether the executor may keep `Work` in its result's payload register
+// until it runs (CapturedWork::work_fits_register).
 template <typename Work>
-absl::Status* RunCapturedWork(void* memory, void* payload) {
+inline constexpr bool kWorkFitsRegister = std::is_trivially_copyable_v<Work> &&
+                                          sizeof(Work) <= kDirectResultSize &&
+                                          alignof(Work) <= kDirectResultSize;
+
+template <typename Work>
+absl::Status* RunWork(Work& work, void* payload) {
   using R = std::invoke_result_t<Work&>;
   using Payload = typename WorkPayload<R>::type;
-  Work& work = *std::launder(static_cast<Work*>(memory));
   absl::Status* error = nullptr;
   if constexpr (std::is_void_v<R>) {
     work();
@@ -133,6 +140,18 @@ absl::Status* RunCapturedWork(void* memory, void* payload) {
   }
   work.~Work();
   return error;
+}
+template <typename Work>
+absl::Status* RunCapturedWork(void* memory, void* payload) {
+  if constexpr (kWorkFitsRegister<Work>) {
+    // `memory` may be `payload`: the work's bytes read before its result
+    // is written over them.
+    alignas(Work) unsigned char bytes[sizeof(Work)];
+    std::memcpy(bytes, memory, sizeof(Work));
+    return RunWork(*std::launder(reinterpret_cast<Work*>(bytes)), payload);
+  } else {
+    return RunWork(*std::launder(static_cast<Work*>(memory)), payload);
+  }
 }
 template <typename Work>
 void CompleteCapturedWork(void* memory, AsyncValue* value, Location location) {
@@ -180,6 +199,7 @@ EnqueueWork(const ExecutionContext& context, F&& work) {
       captured->complete = &internal::CompleteCapturedWork<Work>;
       captured->destroy = &internal::DestroyCapturedWork<Work>;
       captured->tasks_before_work = captured->num_tasks;
+      captured->work_fits_register = internal::kWorkFitsRegister<Work>;
       // Two references: the kernel's and the executor's.
       auto* value = ::new (static_cast<void*>(captured->value)) ConcreteAsyncValue<Payload>(
           typename ConcreteAsyncValue<Payload>::UnconstructedTag(), 2);

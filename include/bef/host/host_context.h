@@ -66,6 +66,10 @@ namespace internal {
 //     completes the value from a task, as EnqueueWork always would
 //     (`complete`); the block is then the value's own memory (it sits at
 //     offset 0) and is freed with it.
+//     A work small and trivially copyable enough (`work_fits_register`)
+//     waits in the result's register itself until it runs (the block is
+//     then free for the next call: the executor keeps one per processing
+//     loop and resets it with Reuse()).
 //   - tasks HostContext::EnqueueWork receives are kept in order
 //     (`first_task`, then `more_tasks`).
 // Null whenever no such call is running on the thread.
@@ -74,7 +78,7 @@ struct CapturedWork {
   static constexpr size_t kWorkSize = 64;
   // Runs the work, writes its result's payload to `payload` (a register of
   // kDirectResultSize bytes), destroys the work; an error comes back on the
-  // heap (null: none).
+  // heap (null: none). `work` may be `payload` (work_fits_register).
   using Run = absl::Status* (*)(void* work, void* payload);
   // Runs the work into `value` (emplace, or SetError at `location`) and
   // destroys the work.
@@ -88,6 +92,13 @@ struct CapturedWork {
 
   AsyncValue* Value() { return reinterpret_cast<AsyncValue*>(value); }
   bool HasWork() const { return run != nullptr; }
+  // For the next call, after one whose work was moved out of the block
+  // (its value never published, no task kept: nothing to destroy).
+  void Reuse(HostContext* call_host, Location call_location) {
+    host = call_host;
+    location = call_location;
+    run = nullptr;
+  }
   // Keeps the first task (none kept yet), made in place from `task`.
   template <typename F>
   void KeepFirstTask(F&& task) {
@@ -107,15 +118,16 @@ struct CapturedWork {
   Complete complete = nullptr;
   Destroy destroy = nullptr;
   uint32_t tasks_before_work = 0;  // tasks enqueued before the work
+  // Whether the work (trivially copyable) fits a payload register: `run`
+  // may then be given the register holding its bytes as both arguments.
+  bool work_fits_register = false;
   uint32_t num_tasks = 0;
   alignas(16) unsigned char work[kWorkSize];
   // Set by HostContext::EnqueueWork.
   TaskFunction first_task;
   std::vector<TaskFunction>* more_tasks = nullptr;
-  // The executor's: the result value a kernel gave with its one task, and
-  // a word of its own (which result the work fills, which the kernel wrote).
+  // The executor's: the result value a kernel gave with its one task.
   AsyncValue* task_result = nullptr;
-  uint32_t executor_word = 0;
 };
 extern constinit thread_local CapturedWork* captured_work;
 // The capture of `host`'s work running on this thread (an async call step

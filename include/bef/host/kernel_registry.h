@@ -118,15 +118,6 @@ struct DirectKernel {
   uint32_t num_operands = 0;
   uint32_t num_results = 1;
   uint32_t reference_operands = 0;
-  // A *deferred* direct kernel: an async kernel whose frame implementation
-  // computes its one result and makes it available from a work-queue task
-  // (HostContext::EnqueueWork), as tfrt_test.async_add.i32 does. `run`
-  // (never try_run: it cannot fail) computes the same result. The executor
-  // calls it from a task of its own and resumes the kernels after it there,
-  // with the result in a payload register: no value, frame or waiter per
-  // kernel (execution_plan.h, "Deferred steps"). Never on the straight
-  // line, whose results are available when it returns. See Deferred().
-  bool deferred = false;
 
   explicit operator bool() const {
     return run != nullptr || try_run != nullptr || call != nullptr;
@@ -189,21 +180,6 @@ struct KernelDefinition {
 template <typename Implementation>
 KernelDefinition<Implementation> ChainOnly(KernelDefinition<Implementation> definition) {
   definition.chain_only = true;
-  return definition;
-}
-
-// `definition` (an async kernel whose result a work-queue task makes
-// available) with `direct` as its deferred direct entry point (see
-// DirectKernel::deferred): `direct` must have `run`, computing what the
-// task makes available.
-//   registry->AddKernel("tfrt_test.async_add.i32",
-//                       Deferred(BEF_KERNEL(AsyncAdd), BEF_KERNEL(Add).direct));
-template <typename Implementation>
-KernelDefinition<Implementation> Deferred(KernelDefinition<Implementation> definition,
-                                          DirectKernel direct) {
-  definition.direct = direct;
-  definition.direct.deferred = direct.run != nullptr;
-  if (!definition.direct.deferred) definition.direct = DirectKernel{};
   return definition;
 }
 
