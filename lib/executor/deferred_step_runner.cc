@@ -151,33 +151,33 @@ void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume
   const auto& step = invocation.plan()->segmented.steps[resume.position].linked_try_step();
   const uint32_t valued_result = resume.async_call & 0xff;
   void* const payload = invocation.payloads()[step.results[valued_result]].bytes;
+  absl::Status* error = nullptr;
   if (resume.async_call & DeferredResume::kWorkInRegister) {
     // The work's bytes are in the register it writes.
-    absl::Status* error = resume.run(payload, payload);
-    if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
-      invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                                 resume.deferred + 1);
-      return;
-    }
-    FinishWorkStep(ready, resume, error);
-    return;
-  }
-  internal::CapturedWork* captured = resume.captured;
-  if (captured->HasWork()) {
-    absl::Status* error = captured->run(captured->work, payload);
+    error = resume.run(payload, payload);
+  } else if (internal::CapturedWork* captured = resume.captured; captured->HasWork()) {
+    error = captured->run(captured->work, payload);
     FreeCaptured(captured);
-    if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
-      invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
-                                 resume.deferred + 1);
-      return;
-    }
-    FinishWorkStep(ready, resume, error);
+  } else {
+    RunCapturedTask(ready, resume, step.result_types[valued_result], payload);
     return;
   }
+  if (error == nullptr && invocation.policy().DirectKernelsAllowed()) [[likely]] {
+    invocation.ContinueSegment(ready, resume.segment, resume.position + 1, resume.next_export,
+                               resume.deferred + 1);
+    return;
+  }
+  FinishWorkStep(ready, resume, error);
+}
+
+void DeferredStepRunner::RunCapturedTask(ReadyQueue& ready, const DeferredResume& resume,
+                                         uint16_t result_type, void* payload) {
+  Invocation& invocation = *invocation_;
+  internal::CapturedWork* captured = resume.captured;
   captured->first_task();
   AsyncValue* const value = std::exchange(captured->task_result, nullptr);
   FreeCaptured(captured);
-  if (value->IsConcrete() && value->type_id() == step.result_types[valued_result] &&
+  if (value->IsConcrete() && value->type_id() == result_type &&
       invocation.policy().DirectKernelsAllowed()) [[likely]] {
     // Completed by its task, as usual: its payload, and on.
     std::memcpy(payload, value->ScalarPayload(), kDirectResultSize);
@@ -186,6 +186,7 @@ void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume
                                resume.deferred + 1);
     return;
   }
+  const uint32_t valued_result = resume.async_call & 0xff;
   CallOutcome outcome;
   outcome.emplaced = (resume.async_call >> 8) & 0xff;
   outcome.valued = 1u << valued_result;

@@ -159,6 +159,11 @@ class DeferredStepRunner {
   // A deferred step: the kernel's work or task, then its users.
   [[gnu::always_inline]] inline void RunCapturedStep(ReadyQueue& ready,
                                                      const DeferredResume& resume);
+  // A deferred step of a task the kernel enqueued, filling its result
+  // (`payload`'s register, of type `result_type`), then its users.
+  [[gnu::always_inline]] inline void RunCapturedTask(ReadyQueue& ready,
+                                                     const DeferredResume& resume,
+                                                     uint16_t result_type, void* payload);
   // The rest of an async call step whose work ran (`error`: how it failed,
   // or null) where segments may not, or failed.
   [[gnu::noinline]] void FinishWorkStep(ReadyQueue& ready, const DeferredResume& resume,
