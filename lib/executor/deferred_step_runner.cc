@@ -87,20 +87,7 @@ void DeferredStepRunner::EnqueueCaptured(internal::CapturedWork& captured) {
     return;
   }
   enqueue_tasks(captured.num_tasks);
-  captured.~CapturedWork();
-  internal::FreeValueMemory(&captured, sizeof(internal::CapturedWork));
-}
-
-void FreeSpareCapture(internal::CapturedWork* captured) {
-  captured->~CapturedWork();
-  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
-}
-
-void DeferredStepRunner::FreeCaptured(internal::CapturedWork* captured) {
-  // Its work ran (or it had none); a value of EnqueueWork in it was never
-  // published and holds nothing.
-  captured->~CapturedWork();
-  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
+  FreeCaptureBlock(&captured);
 }
 
 void DeferredStepRunner::EnqueueSteps(DeferredSteps& steps) {
@@ -157,7 +144,7 @@ void DeferredStepRunner::RunCapturedStep(ReadyQueue& ready, const DeferredResume
     error = resume.run(payload, payload);
   } else if (internal::CapturedWork* captured = resume.captured; captured->HasWork()) {
     error = captured->run(captured->work, payload);
-    FreeCaptured(captured);
+    FreeCaptureBlock(captured);
   } else {
     RunCapturedTask(ready, resume, step.result_types[valued_result], payload);
     return;
@@ -176,7 +163,7 @@ void DeferredStepRunner::RunCapturedTask(ReadyQueue& ready, const DeferredResume
   internal::CapturedWork* captured = resume.captured;
   captured->first_task();
   AsyncValue* const value = std::exchange(captured->task_result, nullptr);
-  FreeCaptured(captured);
+  FreeCaptureBlock(captured);
   if (value->IsConcrete() && value->type_id() == result_type &&
       invocation.policy().DirectKernelsAllowed()) [[likely]] {
     // Completed by its task, as usual: its payload, and on.

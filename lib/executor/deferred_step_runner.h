@@ -107,8 +107,13 @@ static_assert(sizeof(DeferredResume) * kMaxDeferredStepsPerTask <=
 static_assert(alignof(DeferredResume) <= internal::kValueGranule);
 
 
-// Frees a processing loop's spare capture block (ReadyQueue::spare_capture).
-void FreeSpareCapture(internal::CapturedWork* captured);
+// Frees a capture block whose work ran or went to the work queue, or a
+// processing loop's spare one (ReadyQueue::spare_capture): a value of
+// EnqueueWork in it was never published and holds nothing.
+inline void FreeCaptureBlock(internal::CapturedWork* captured) {
+  captured->~CapturedWork();
+  internal::FreeValueMemory(captured, sizeof(internal::CapturedWork));
+}
 
 class DeferredStepRunner {
  public:
@@ -116,10 +121,6 @@ class DeferredStepRunner {
   DeferredStepRunner(const DeferredStepRunner&) = delete;
   DeferredStepRunner& operator=(const DeferredStepRunner&) = delete;
 
-  // Adds the deferred step that is the next kernel of a segment to the
-  // loop's pending steps.
-  [[gnu::always_inline]] inline void AddDeferredStep(ReadyQueue& queue,
-                                                     const DeferredResume& step);
   // Enqueues the loop's pending deferred steps: before anything else is
   // enqueued or anything runs that might enqueue.
   [[gnu::always_inline]] inline void FlushSteps(ReadyQueue& queue);
@@ -133,6 +134,10 @@ class DeferredStepRunner {
                                                   uint32_t next_deferred);
 
  private:
+  // Adds a deferred step, the next kernel of a segment, to the loop's
+  // pending steps.
+  [[gnu::always_inline]] inline void AddDeferredStep(ReadyQueue& queue,
+                                                     const DeferredResume& step);
   // The task of consecutive deferred steps: runs each (RunCapturedStep), then its segment
   // from the next kernel on; then the steps those reached, and so on,
   // while the work queue would run their task next here anyway.
@@ -155,7 +160,6 @@ class DeferredStepRunner {
   // The kernel's work and tasks to the work queue, as they would have gone
   // outside the executor (the block then freed, or the value's own memory).
   void EnqueueCaptured(internal::CapturedWork& captured);
-  [[gnu::always_inline]] static inline void FreeCaptured(internal::CapturedWork* captured);
   // A deferred step: the kernel's work or task, then its users.
   [[gnu::always_inline]] inline void RunCapturedStep(ReadyQueue& ready,
                                                      const DeferredResume& resume);

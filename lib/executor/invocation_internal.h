@@ -21,7 +21,7 @@
 // of its own), WhenAvailable (a call's value not available yet),
 // RunFrameKernel, SegmentFrom and SegmentAfterCall (a kernel or a segment
 // the straight line cannot take), and the deferred step runner through
-// AddDeferredStep, RunAsyncCall and FlushSteps. The rest reaches it through
+// RunAsyncCall and FlushSteps. The rest reaches it through
 // Process (a processing loop) and FlushSteps (pending deferred steps). The
 // members each room alone uses are always inlined where their one caller is.
 #ifndef BEF_LIB_EXECUTOR_INVOCATION_INTERNAL_H_
@@ -129,7 +129,7 @@ struct ReadyQueue {
   ReadyQueue(const ReadyQueue&) = delete;
   ReadyQueue& operator=(const ReadyQueue&) = delete;
   ~ReadyQueue() {
-    if (spare_capture != nullptr) [[unlikely]] FreeSpareCapture(spare_capture);
+    if (spare_capture != nullptr) [[unlikely]] FreeCaptureBlock(spare_capture);
   }
 };
 
