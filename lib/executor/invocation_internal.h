@@ -535,8 +535,6 @@ class Invocation {
     state.store(kPayloadLoaded, std::memory_order_release);
   }
 
-  // Keep-alive count: the running loop, pending continuations, queued tasks.
-  std::atomic<uint32_t> refs_{1};
   std::atomic<bool> concurrent_{false};
   bool arguments_borrowed_ = true;  // see IsBorrowedArgument
   const KernelBinding* binding_template_;
@@ -566,6 +564,22 @@ class Invocation {
   uint8_t* placeholder_results_;
   // The segments' deferred and async call steps.
   DeferredStepRunner deferred_steps_{this};
+  // The keep-alive count (the running loop, pending continuations, queued
+  // tasks; AddRef / DropRef) on a cache line of its own.
+  // Every thread that adds or finishes a task of the invocation writes it,
+  // while every segment reads the fields above (plan_, policy_,
+  // registers_, ...) and the argument registers that follow the object in
+  // its allocation (the fan-out's shared operands). On one line with them,
+  // each task's count made the other thread fetch that line again for the
+  // next kernel it ran: the async fan-out on mstd:2 spent most of its time
+  // on those loads (docs/performance.md, "Two threads and one cache line").
+  // Padding, not alignas: the object sits at whatever alignment
+  // AllocateValueMemory gives (16), so a cache line's width of bytes on
+  // each side is what keeps the count apart.
+  static constexpr size_t kCacheLine = 64;
+  char before_keep_alive_[kCacheLine];
+  std::atomic<uint32_t> refs_{1};
+  char after_keep_alive_[kCacheLine - sizeof(std::atomic<uint32_t>)];
 };
 
 template <typename Task>
