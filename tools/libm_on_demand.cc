@@ -6,13 +6,14 @@
 // 0.86 without; docs/performance.md), while an empty BEF program calls
 // none of its functions. The only libm functions bef_executor refers to
 // come from Abseil's archives (log2 for hash-table sampling, nan and nanf
-// for parsing "nan(...)") and from tfrt_test.benchmark (llround). This
-// file defines those four, so the link no longer needs libm; each loads
+// for parsing "nan(...)"), from tfrt_test.benchmark (llround) and from
+// tfrt_test.softmax_inplace.f32 (expf). This file defines those five, so
+// the link no longer needs libm; each loads
 // libm.so.6 on its first call and calls libm's own function, so results
 // are exactly libm's. Runs that load it anyway: those reporting an error
 // (a status payload is a Cord, and Abseil's sampling of a thread's first
 // Cord calls log2; the dlopen makes such a run ~0.05 ms slower than with
-// libm linked) and tfrt_test.benchmark's (after measuring).
+// libm linked), tfrt_test.benchmark's (after measuring) and a softmax's.
 //
 // Only executables should link this (it defines C library names; shared
 // libraries keep their own references to libm). bef_executor's link finds
@@ -67,6 +68,11 @@ long long llround(double x) noexcept {  // NOLINT(runtime/int): libm's type
 double nan(const char* tag) noexcept {
   static const auto libm_nan = Resolve<double (*)(const char*)>("nan");
   return libm_nan(tag);
+}
+
+float expf(float x) noexcept {
+  static const auto libm_expf = Resolve<float (*)(float)>("expf");
+  return libm_expf(x);
 }
 
 float nanf(const char* tag) noexcept {

@@ -1,0 +1,401 @@
+// The ResNet-family tensor kernels of TFRT's CPU backend (`tfrt_test.*.f32`,
+// ../shared/spec/cpu-kernels.md §3): pooling, padding, flatten, softmax and
+// the small training kernels TFRT's ResNet programs were written with. Names,
+// operands, attribute order, checks and error texts are TFRT's.
+//
+// Layout of every 4-D tensor: NHWC. The kernels write into an output tensor
+// the program allocated (destination passing) and return a chain ready once
+// every element is written. Where TFRT leaves a precondition unchecked (the
+// dtype and rank a kernel's name implies, the shapes of a few outputs, a
+// zero stride) these kernels report an error naming the kernel instead of
+// reading or writing outside a tensor: TFRT's behaviour there is undefined.
+//
+// The arithmetic is plain loops on the calling thread: these kernels are
+// the reference programs' (their tensors have tens to thousands of
+// elements); the heavy kernels of a model are the `eigen.*` ones.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "bef/host/host_allocator.h"
+#include "bef/host/kernel_registry.h"
+#include "bef/host/kernel_utils.h"
+#include "bef/kernels/kernel_types.h"
+#include "bef/support/status_macros.h"
+#include "bef/support/string_view.h"
+#include "bef/tensor/dense_host_tensor.h"
+
+namespace bef {
+namespace {
+
+// A shape as TFRT's fixed-rank views print it in these messages: the
+// dimensions, or `[]` when it has no element (cpu-kernels.md §1.3).
+std::string FixedShapeText(const TensorShape& shape) {
+  if (shape.NumElements() == 0) return "[]";
+  return shape.ToString();
+}
+std::string FixedShapeText(const std::vector<int64_t>& dims) {
+  return FixedShapeText(TensorShape(dims));
+}
+
+// The checks TFRT leaves to debug builds: the tensor holds f32 elements and
+// has the rank the kernel works on (0: any rank).
+absl::Status CheckF32(const DenseHostTensor& tensor, std::string_view kernel,
+                      std::string_view operand, size_t rank) {
+  BEF_RETURN_IF_ERROR(tensor.CheckDType(DType::kF32, kernel));
+  if (rank != 0 && tensor.shape().rank() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the ", ToAbsl(operand), " has shape ", tensor.shape().ToString(),
+        ", the kernel takes a rank-", rank, " tensor"));
+  }
+  return absl::OkStatus();
+}
+
+// The elements of a checked f32 tensor.
+const float* Elements(const DenseHostTensor& tensor) {
+  return static_cast<const float*>(tensor.data());
+}
+absl::StatusOr<float*> WritableElements(DenseHostTensor& tensor, HostAllocator* allocator) {
+  BEF_RETURN_IF_ERROR(tensor.MakeWritable(allocator));
+  return static_cast<float*>(tensor.writable_data());
+}
+size_t Count(const DenseHostTensor& tensor) {
+  return static_cast<size_t>(std::max<int64_t>(tensor.NumElements(), 0));
+}
+
+// "Pool padding" (§3.1): the rows (or columns) added before and after an
+// input of `size` for windows of `window` every `stride`. `same` pads
+// window - stride when the stride divides the size, else window - (size mod
+// stride), split with the larger half after; the total is not clamped at 0.
+struct PoolPadding {
+  int64_t before = 0;
+  int64_t after = 0;
+};
+PoolPadding SamePoolPadding(int64_t size, int64_t window, int64_t stride) {
+  const int64_t total = size % stride == 0 ? window - stride : window - size % stride;
+  return PoolPadding{static_cast<int64_t>(total / 2.0),
+                     static_cast<int64_t>(total / 2.0 + 0.5)};
+}
+
+// tfrt_test.max_pooling_2d.f32: (input [N, H, W, C], output, chain) with
+// `padding` ("same" / "valid"), `pool_size` and `strides` (i32[2], read as
+// unsigned). output[n, i, j, c] is the maximum of the window's elements
+// inside the input, starting from FLT_MIN (TFRT's initial value: a window of
+// values at most FLT_MIN, or of padding only, gives FLT_MIN).
+absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
+                                   Argument<DenseHostTensor> output, Argument<Chain>,
+                                   StringAttribute padding, ArrayAttribute<uint32_t> pool_size,
+                                   ArrayAttribute<uint32_t> strides, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.max_pooling_2d.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
+  if (pool_size.size() != 2) {
+    return absl::InvalidArgumentError("MaxPool2D expects pool_size to have 2 elements");
+  }
+  if (strides.size() != 2) {
+    return absl::InvalidArgumentError("MaxPool2D expects strides to have 2 elements");
+  }
+  const std::vector<int64_t>& in = input->shape().dims();
+  const int64_t batch = in[0], height = in[1], width = in[2], channels = in[3];
+  const int64_t window_height = pool_size[0], window_width = pool_size[1];
+  const int64_t stride_height = strides[0], stride_width = strides[1];
+  const bool same = *padding == "same";
+  if (!same && *padding != "valid") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MaxPool2D padding '", ToAbsl(*padding), "' is not recognized"));
+  }
+  if (stride_height == 0 || stride_width == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": strides must be positive"));
+  }
+  PoolPadding rows, columns;
+  if (same) {
+    rows = SamePoolPadding(height, window_height, stride_height);
+    columns = SamePoolPadding(width, window_width, stride_width);
+  }
+  const std::vector<int64_t> expected = {
+      batch, (height + rows.before + rows.after - window_height) / stride_height + 1,
+      (width + columns.before + columns.after - window_width) / stride_width + 1, channels};
+  if (output->shape().dims() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MaxPool2D output shape ", FixedShapeText(output->shape()),
+        " does not match the expected output shape ", FixedShapeText(expected)));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* data = Elements(*input);
+  const int64_t out_height = expected[1], out_width = expected[2];
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t i = 0; i < out_height; ++i) {
+      for (int64_t j = 0; j < out_width; ++j) {
+        float* cell = out + ((n * out_height + i) * out_width + j) * channels;
+        std::fill_n(cell, channels, FLT_MIN);
+        for (int64_t x = 0; x < window_height; ++x) {
+          const int64_t r = i * stride_height + x - rows.before;
+          if (r < 0 || r >= height) continue;
+          for (int64_t y = 0; y < window_width; ++y) {
+            const int64_t s = j * stride_width + y - columns.before;
+            if (s < 0 || s >= width) continue;
+            const float* pixel = data + ((n * height + r) * width + s) * channels;
+            for (int64_t c = 0; c < channels; ++c) cell[c] = std::max(cell[c], pixel[c]);
+          }
+        }
+      }
+    }
+  }
+  return Chain();
+}
+
+// tfrt_test.global_average_pooling.f32: (input [N, H, W, C], output [N, C],
+// chain): the mean over axes 1 and 2 (a rank-3 input [N, H, W] gives [N]).
+absl::StatusOr<Chain> GlobalAveragePooling(Argument<DenseHostTensor> input,
+                                           Argument<DenseHostTensor> output, Argument<Chain>,
+                                           HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.global_average_pooling.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  const std::vector<int64_t>& in = input->shape().dims();
+  // TFRT accepts rank 2 too and then reads an axis that does not exist.
+  if (in.size() != 3 && in.size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Unsupported reduction ranks: input_rank=", in.size(), " reduction_rank=2"));
+  }
+  const int64_t batch = in[0], area = in[1] * in[2];
+  const int64_t channels = in.size() == 4 ? in[3] : 1;
+  std::vector<int64_t> expected = {batch};
+  if (in.size() == 4) expected.push_back(channels);
+  if (output->NumElements() != batch * channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kKernel), ": the output has shape ", output->shape().ToString(),
+        ", the reduced shape is ", TensorShape(expected).ToString()));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* data = Elements(*input);
+  for (int64_t n = 0; n < batch; ++n) {
+    float* sums = out + n * channels;
+    std::fill_n(sums, channels, 0.0f);
+    const float* image = data + n * area * channels;
+    for (int64_t p = 0; p < area; ++p) {
+      for (int64_t c = 0; c < channels; ++c) sums[c] += image[p * channels + c];
+    }
+    for (int64_t c = 0; c < channels; ++c) sums[c] /= static_cast<float>(area);
+  }
+  return Chain();
+}
+
+// tfrt_test.flatten.f32: (input, output, chain): the elements in row-major
+// order, when the counts and dimension 0 agree.
+absl::StatusOr<Chain> Flatten(Argument<DenseHostTensor> input, Argument<DenseHostTensor> output,
+                              Argument<Chain>, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.flatten.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  const TensorShape& in = input->shape();
+  const TensorShape& out_shape = output->shape();
+  if (in.rank() == 0 || out_shape.rank() == 0 || in.NumElements() != out_shape.NumElements() ||
+      in.dims()[0] != out_shape.dims()[0]) {
+    return absl::InvalidArgumentError(absl::StrCat("Flatten output shape ", out_shape.ToString(),
+                                                   " does not match the input shape ",
+                                                   in.ToString()));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  std::copy_n(Elements(*input), Count(*input), out);
+  return Chain();
+}
+
+// tfrt_test.zero_padding.f32: (input [N, H, W, C], output, chain) with
+// `padding` [PH, PW] (i32): PH zero rows above and below, PW zero columns
+// left and right.
+absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
+                                  Argument<DenseHostTensor> output, Argument<Chain>,
+                                  ArrayAttribute<int32_t> padding, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.zero_padding.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
+  if (padding.size() != 2) {
+    return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
+  }
+  const std::vector<int64_t>& in = input->shape().dims();
+  const int64_t pad_rows = padding[0], pad_columns = padding[1];
+  const std::vector<int64_t> expected = {in[0], in[1] + 2 * pad_rows, in[2] + 2 * pad_columns,
+                                         in[3]};
+  if (output->shape().dims() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ZeroPadding output shape ", FixedShapeText(output->shape()),
+        " does not match the expected output shape ", FixedShapeText(expected)));
+  }
+  if (pad_rows < 0 || pad_columns < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kKernel), ": the padding must not be negative"));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  std::fill_n(out, Count(*output), 0.0f);
+  const float* data = Elements(*input);
+  const int64_t row = in[2] * in[3];
+  for (int64_t n = 0; n < in[0]; ++n) {
+    for (int64_t h = 0; h < in[1]; ++h) {
+      const float* from = data + (n * in[1] + h) * row;
+      float* to = out + ((n * expected[1] + h + pad_rows) * expected[2] + pad_columns) * in[3];
+      std::copy_n(from, row, to);
+    }
+  }
+  return Chain();
+}
+
+// tfrt_test.softmax_inplace.f32: (A, chain): exp(A[i]) / the sum of exp
+// over every element of A (not per row), no maximum subtracted, summed in
+// f32 in row-major order.
+absl::StatusOr<Chain> SoftmaxInplace(Argument<DenseHostTensor> tensor, Argument<Chain>,
+                                     HostAllocator* allocator) {
+  BEF_RETURN_IF_ERROR(CheckF32(*tensor, "tfrt_test.softmax_inplace.f32", "tensor", 0));
+  BEF_ASSIGN_OR_RETURN(float* data, WritableElements(*tensor, allocator));
+  const size_t count = Count(*tensor);
+  float sum = 0.0f;
+  for (size_t i = 0; i < count; ++i) {
+    data[i] = std::exp(data[i]);
+    sum += data[i];
+  }
+  for (size_t i = 0; i < count; ++i) data[i] /= sum;
+  return Chain();
+}
+
+absl::Status ShapesMatch(const DenseHostTensor& a, const DenseHostTensor& b) {
+  if (a.shape() == b.shape()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
+                                                 " vs. ", b.shape().ToString()));
+}
+
+// tfrt_test.gradient_descent.f32: (gradient, lr, output): output[i] -=
+// gradient[i] x lr[0].
+absl::StatusOr<Chain> GradientDescent(Argument<DenseHostTensor> gradient,
+                                      Argument<DenseHostTensor> learning_rate,
+                                      Argument<DenseHostTensor> output,
+                                      HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.gradient_descent.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*gradient, kKernel, "gradient", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(*learning_rate, kKernel, "learning rate", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  if (learning_rate->NumElements() != 1) {
+    return absl::InvalidArgumentError("GradientDescent lr should have only one element");
+  }
+  BEF_RETURN_IF_ERROR(ShapesMatch(*gradient, *output));
+  const float rate = Elements(*learning_rate)[0];
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* g = Elements(*gradient);
+  const size_t count = Count(*output);
+  for (size_t i = 0; i < count; ++i) out[i] -= g[i] * rate;
+  return Chain();
+}
+
+// tfrt_test.subtract_inplace.f32: (input, output): output[i] -= input[i].
+absl::StatusOr<Chain> SubtractInplace(Argument<DenseHostTensor> input,
+                                      Argument<DenseHostTensor> output,
+                                      HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.subtract_inplace.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(ShapesMatch(*input, *output));
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* in = Elements(*input);
+  const size_t count = Count(*output);
+  for (size_t i = 0; i < count; ++i) out[i] -= in[i];
+  return Chain();
+}
+
+// tfrt_test.tensor_transpose.f32: (input [R, C], output [C, R], chain).
+absl::StatusOr<Chain> TensorTranspose(Argument<DenseHostTensor> input,
+                                      Argument<DenseHostTensor> output, Argument<Chain>,
+                                      HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.tensor_transpose.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 2));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 2));
+  const std::vector<int64_t>& in = input->shape().dims();
+  const std::vector<int64_t>& out_dims = output->shape().dims();
+  if (out_dims[0] != in[1] || out_dims[1] != in[0]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorTranspose output shape ", FixedShapeText(output->shape()),
+        " does not match the input shape ", FixedShapeText(input->shape())));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* data = Elements(*input);
+  for (int64_t r = 0; r < in[0]; ++r) {
+    for (int64_t c = 0; c < in[1]; ++c) out[c * in[0] + r] = data[r * in[1] + c];
+  }
+  return Chain();
+}
+
+// tfrt_test.mean_axis_zero.f32: (input [R, C], output [C], chain): column
+// means, summed in f32 in increasing row order.
+absl::StatusOr<Chain> MeanAxisZero(Argument<DenseHostTensor> input,
+                                   Argument<DenseHostTensor> output, Argument<Chain>,
+                                   HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.mean_axis_zero.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 2));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 1));
+  const std::vector<int64_t>& in = input->shape().dims();
+  if (in[1] != output->shape().dims()[0]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MeanAxisZero output shape ", FixedShapeText(output->shape()),
+        " does not match the input shape ", FixedShapeText(input->shape())));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* data = Elements(*input);
+  std::fill_n(out, in[1], 0.0f);
+  for (int64_t r = 0; r < in[0]; ++r) {
+    for (int64_t c = 0; c < in[1]; ++c) out[c] += data[r * in[1] + c];
+  }
+  for (int64_t c = 0; c < in[1]; ++c) out[c] /= static_cast<float>(in[0]);
+  return Chain();
+}
+
+// tfrt_test.broadcast_2d.f32: (input [N, C], output [N, H, W, C], chain):
+// output[i, j, k, l] = input[i, l]. TFRT reports the shapes only when both
+// dimensions differ (and reads outside the input when one does); here one
+// differing dimension is the same error.
+absl::StatusOr<Chain> Broadcast2D(Argument<DenseHostTensor> input,
+                                  Argument<DenseHostTensor> output, Argument<Chain>,
+                                  HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "tfrt_test.broadcast_2d.f32";
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 2));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
+  const std::vector<int64_t>& in = input->shape().dims();
+  const std::vector<int64_t>& out_dims = output->shape().dims();
+  if (in[0] != out_dims[0] || in[1] != out_dims[3]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Broadcast2D output shape ", FixedShapeText(output->shape()),
+        " does not match the input shape ", FixedShapeText(input->shape())));
+  }
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  const float* data = Elements(*input);
+  const int64_t channels = in[1], area = out_dims[1] * out_dims[2];
+  for (int64_t n = 0; n < in[0]; ++n) {
+    for (int64_t p = 0; p < area; ++p) {
+      std::copy_n(data + n * channels, channels, out + (n * area + p) * channels);
+    }
+  }
+  return Chain();
+}
+
+void RegisterResnetTensorKernels(KernelRegistry* registry) {
+  registry->AddKernel("tfrt_test.max_pooling_2d.f32", BEF_KERNEL(MaxPooling2D));
+  registry->AddKernel("tfrt_test.global_average_pooling.f32", BEF_KERNEL(GlobalAveragePooling));
+  registry->AddKernel("tfrt_test.flatten.f32", BEF_KERNEL(Flatten));
+  registry->AddKernel("tfrt_test.zero_padding.f32", BEF_KERNEL(ZeroPadding));
+  registry->AddKernel("tfrt_test.softmax_inplace.f32", BEF_KERNEL(SoftmaxInplace));
+  registry->AddKernel("tfrt_test.gradient_descent.f32", BEF_KERNEL(GradientDescent));
+  registry->AddKernel("tfrt_test.subtract_inplace.f32", BEF_KERNEL(SubtractInplace));
+  registry->AddKernel("tfrt_test.tensor_transpose.f32", BEF_KERNEL(TensorTranspose));
+  registry->AddKernel("tfrt_test.mean_axis_zero.f32", BEF_KERNEL(MeanAxisZero));
+  registry->AddKernel("tfrt_test.broadcast_2d.f32", BEF_KERNEL(Broadcast2D));
+}
+
+}  // namespace
+
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterResnetTensorKernels, "tfrt_test");
+
+}  // namespace bef
