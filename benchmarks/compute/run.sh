@@ -5,7 +5,7 @@
 # shapes. Usage: benchmarks/compute/run.sh [ROUNDS]   (default 21)
 set -euo pipefail
 cd "$(dirname "$0")"
-for header in /usr/include/eigen3/Eigen/Core /usr/include/cblas.h /usr/include/oneapi/dnnl/dnnl.hpp \
+for header in /usr/include/eigen3/Eigen/Core /usr/include/x86_64-linux-gnu/cblas.h /usr/include/oneapi/dnnl/dnnl.hpp \
               /usr/include/xnnpack.h /usr/include/pthreadpool.h; do
   if [ ! -e "$header" ]; then
     echo "missing $header: apt-get install libeigen3-dev libopenblas-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev" >&2
