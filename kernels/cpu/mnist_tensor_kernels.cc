@@ -29,28 +29,17 @@
 #include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/tensor_access.h"
 
 namespace bef {
 namespace {
 
-// The element types of the family: their dtype and name suffix.
-template <typename T>
-struct Element;
-template <>
-struct Element<float> {
-  static constexpr DType kDType = DType::kF32;
-  static constexpr std::string_view kSuffix = "f32";
-};
-template <>
-struct Element<int32_t> {
-  static constexpr DType kDType = DType::kI32;
-  static constexpr std::string_view kSuffix = "i32";
-};
-template <>
-struct Element<int64_t> {
-  static constexpr DType kDType = DType::kI64;
-  static constexpr std::string_view kSuffix = "i64";
-};
+using cpu_kernels::Count;
+using cpu_kernels::Element;
+using cpu_kernels::Elements;
+using cpu_kernels::FixedShapeText;
+using cpu_kernels::SameShapes;
+using cpu_kernels::WritableElements;
 
 // "tfrt_test.NAME.T" (for messages: built on the error path only).
 template <typename T>
@@ -62,33 +51,6 @@ template <typename T>
 absl::Status CheckElements(const DenseHostTensor& tensor, std::string_view name) {
   if (tensor.dtype() == Element<T>::kDType) [[likely]] return absl::OkStatus();
   return tensor.CheckDType(Element<T>::kDType, KernelName<T>(name));
-}
-
-template <typename T>
-const T* Elements(const DenseHostTensor& tensor) {
-  return static_cast<const T*>(tensor.data());
-}
-template <typename T>
-absl::StatusOr<T*> WritableElements(DenseHostTensor& tensor, HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(tensor.MakeWritable(allocator));
-  return static_cast<T*>(tensor.writable_data());
-}
-size_t Count(const DenseHostTensor& tensor) {
-  return static_cast<size_t>(std::max<int64_t>(tensor.NumElements(), 0));
-}
-
-// The shape checks of the elementwise kernels, in operand order.
-absl::Status SameShapes(const DenseHostTensor& a, const DenseHostTensor& b) {
-  if (a.shape() == b.shape()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
-                                                 " vs. ", b.shape().ToString()));
-}
-absl::Status SameShapes(const DenseHostTensor& a, const DenseHostTensor& b,
-                        const DenseHostTensor& c) {
-  if (a.shape() == b.shape() && b.shape() == c.shape()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
-                                                 " vs. ", b.shape().ToString(), " vs. ",
-                                                 c.shape().ToString()));
 }
 
 // Integer arithmetic wraps (TFRT's C++ signed overflow, in practice).
@@ -135,64 +97,50 @@ absl::StatusOr<Chain> ReluInplace(Argument<DenseHostTensor> a, HostAllocator* al
   return Chain();
 }
 
-// add.T: (A, B, C): C[i] = A[i] + B[i].
-template <typename T>
-absl::StatusOr<Chain> Add(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
-                          Argument<DenseHostTensor> c, HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*a, "add"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*b, "add"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*c, "add"));
+// The elementwise binary kernels' operations: add.T (integers wrap) and
+// equal.T (1 or 0 as T; IEEE comparison: NaN is never equal, -0 equals 0).
+struct AddOperation {
+  static constexpr std::string_view kName = "add";
+  static constexpr std::string_view kInplaceName = "add_inplace";
+  template <typename T>
+  static T Apply(T a, T b) { return Plus(a, b); }
+};
+struct EqualOperation {
+  static constexpr std::string_view kName = "equal";
+  static constexpr std::string_view kInplaceName = "equal_inplace";
+  template <typename T>
+  static T Apply(T a, T b) { return a == b ? T(1) : T(0); }
+};
+
+// add.T, equal.T: (A, B, C): C[i] = op(A[i], B[i]).
+template <typename T, typename Operation>
+absl::StatusOr<Chain> Binary(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
+                             Argument<DenseHostTensor> c, HostAllocator* allocator) {
+  for (const DenseHostTensor* tensor : {&*a, &*b, &*c}) {
+    BEF_RETURN_IF_ERROR(CheckElements<T>(*tensor, Operation::kName));
+  }
   BEF_RETURN_IF_ERROR(SameShapes(*a, *b, *c));
   const T* x = Elements<T>(*a);
   const T* y = Elements<T>(*b);
   BEF_ASSIGN_OR_RETURN(T* out, WritableElements<T>(*c, allocator));
   const size_t count = Count(*c);
-  for (size_t i = 0; i < count; ++i) out[i] = Plus(x[i], y[i]);
+  for (size_t i = 0; i < count; ++i) out[i] = Operation::template Apply<T>(x[i], y[i]);
   return Chain();
 }
 
-// add_inplace.T: (A, B): B[i] = A[i] + B[i] (the second operand is written).
-template <typename T>
-absl::StatusOr<Chain> AddInplace(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
-                                 HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*a, "add_inplace"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*b, "add_inplace"));
+// add_inplace.T, equal_inplace.T: (A, B): B[i] = op(A[i], B[i]) (the second
+// operand is written).
+template <typename T, typename Operation>
+absl::StatusOr<Chain> BinaryInplace(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
+                                    HostAllocator* allocator) {
+  for (const DenseHostTensor* tensor : {&*a, &*b}) {
+    BEF_RETURN_IF_ERROR(CheckElements<T>(*tensor, Operation::kInplaceName));
+  }
   BEF_RETURN_IF_ERROR(SameShapes(*a, *b));
   const T* x = Elements<T>(*a);
   BEF_ASSIGN_OR_RETURN(T* out, WritableElements<T>(*b, allocator));
   const size_t count = Count(*b);
-  for (size_t i = 0; i < count; ++i) out[i] = Plus(x[i], out[i]);
-  return Chain();
-}
-
-// equal.T: (A, B, C): C[i] = A[i] == B[i] ? 1 : 0 (IEEE: NaN is never
-// equal, -0 equals 0).
-template <typename T>
-absl::StatusOr<Chain> Equal(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
-                            Argument<DenseHostTensor> c, HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*a, "equal"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*b, "equal"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*c, "equal"));
-  BEF_RETURN_IF_ERROR(SameShapes(*a, *b, *c));
-  const T* x = Elements<T>(*a);
-  const T* y = Elements<T>(*b);
-  BEF_ASSIGN_OR_RETURN(T* out, WritableElements<T>(*c, allocator));
-  const size_t count = Count(*c);
-  for (size_t i = 0; i < count; ++i) out[i] = x[i] == y[i] ? T(1) : T(0);
-  return Chain();
-}
-
-// equal_inplace.T: (A, B): B[i] = A[i] == B[i] ? 1 : 0.
-template <typename T>
-absl::StatusOr<Chain> EqualInplace(Argument<DenseHostTensor> a, Argument<DenseHostTensor> b,
-                                   HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*a, "equal_inplace"));
-  BEF_RETURN_IF_ERROR(CheckElements<T>(*b, "equal_inplace"));
-  BEF_RETURN_IF_ERROR(SameShapes(*a, *b));
-  const T* x = Elements<T>(*a);
-  BEF_ASSIGN_OR_RETURN(T* out, WritableElements<T>(*b, allocator));
-  const size_t count = Count(*b);
-  for (size_t i = 0; i < count; ++i) out[i] = x[i] == out[i] ? T(1) : T(0);
+  for (size_t i = 0; i < count; ++i) out[i] = Operation::template Apply<T>(x[i], out[i]);
   return Chain();
 }
 
@@ -256,9 +204,9 @@ absl::StatusOr<DenseHostTensor> Broadcast(Argument<DenseHostTensor> a,
   }
   const int64_t width = a->shape().dims()[0];
   if (target.back() != width) {
-    const std::string from = a->NumElements() == 0 ? "[]" : a->shape().ToString();
     return absl::InvalidArgumentError(
-        absl::StrCat("broadcast input tensor dimension and target shape mismatch: ", from,
+        absl::StrCat("broadcast input tensor dimension and target shape mismatch: ",
+                     FixedShapeText(a->shape()),
                      " vs. ", shape->ToString()));
   }
   BEF_ASSIGN_OR_RETURN(DenseHostTensor result,
@@ -364,10 +312,12 @@ void RegisterFamily(KernelRegistry* registry) {
   const std::string suffix(Element<T>::kSuffix);
   registry->AddKernel("tfrt_test.relu." + suffix, BEF_KERNEL(Relu<T>));
   registry->AddKernel("tfrt_test.relu_inplace." + suffix, BEF_KERNEL(ReluInplace<T>));
-  registry->AddKernel("tfrt_test.add." + suffix, BEF_KERNEL(Add<T>));
-  registry->AddKernel("tfrt_test.add_inplace." + suffix, BEF_KERNEL(AddInplace<T>));
-  registry->AddKernel("tfrt_test.equal." + suffix, BEF_KERNEL(Equal<T>));
-  registry->AddKernel("tfrt_test.equal_inplace." + suffix, BEF_KERNEL(EqualInplace<T>));
+  registry->AddKernel("tfrt_test.add." + suffix, BEF_KERNEL((Binary<T, AddOperation>)));
+  registry->AddKernel("tfrt_test.add_inplace." + suffix,
+                      BEF_KERNEL((BinaryInplace<T, AddOperation>)));
+  registry->AddKernel("tfrt_test.equal." + suffix, BEF_KERNEL((Binary<T, EqualOperation>)));
+  registry->AddKernel("tfrt_test.equal_inplace." + suffix,
+                      BEF_KERNEL((BinaryInplace<T, EqualOperation>)));
   registry->AddKernel("tfrt_test.broadcast." + suffix + ".2", BEF_KERNEL((Broadcast<T, 2>)));
   registry->AddKernel("tfrt_test.broadcast." + suffix + ".3", BEF_KERNEL((Broadcast<T, 3>)));
   registry->AddKernel("tfrt_test.reduce_mean." + suffix + ".1", BEF_KERNEL(ReduceMean<T>));

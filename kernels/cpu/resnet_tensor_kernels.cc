@@ -31,19 +31,16 @@
 #include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/tensor_access.h"
 
 namespace bef {
 namespace {
 
-// A shape as TFRT's fixed-rank views print it in these messages: the
-// dimensions, or `[]` when it has no element (cpu-kernels.md §1.3).
-std::string FixedShapeText(const TensorShape& shape) {
-  if (shape.NumElements() == 0) return "[]";
-  return shape.ToString();
-}
-std::string FixedShapeText(const std::vector<int64_t>& dims) {
-  return FixedShapeText(TensorShape(dims));
-}
+using cpu_kernels::Count;
+using cpu_kernels::Elements;
+using cpu_kernels::FixedShapeText;
+using cpu_kernels::SameShapes;
+using cpu_kernels::WritableElements;
 
 // The checks TFRT leaves to debug builds: the tensor holds f32 elements and
 // has the rank the kernel works on (0: any rank).
@@ -58,16 +55,22 @@ absl::Status CheckF32(const DenseHostTensor& tensor, std::string_view kernel,
   return absl::OkStatus();
 }
 
-// The elements of a checked f32 tensor.
-const float* Elements(const DenseHostTensor& tensor) {
-  return static_cast<const float*>(tensor.data());
+// TFRT's texts for an output of the wrong shape, with fixed-rank shapes:
+// "NAME output shape [..] does not match the input shape [..]" and
+// "NAME output shape [..] does not match the expected output shape [..]".
+absl::Status OutputShapeError(std::string_view name, const TensorShape& output,
+                              const TensorShape& input) {
+  return absl::InvalidArgumentError(absl::StrCat(ToAbsl(name), " output shape ",
+                                                 FixedShapeText(output),
+                                                 " does not match the input shape ",
+                                                 FixedShapeText(input)));
 }
-absl::StatusOr<float*> WritableElements(DenseHostTensor& tensor, HostAllocator* allocator) {
-  BEF_RETURN_IF_ERROR(tensor.MakeWritable(allocator));
-  return static_cast<float*>(tensor.writable_data());
-}
-size_t Count(const DenseHostTensor& tensor) {
-  return static_cast<size_t>(std::max<int64_t>(tensor.NumElements(), 0));
+absl::Status ExpectedShapeError(std::string_view name, const TensorShape& output,
+                                const std::vector<int64_t>& expected) {
+  return absl::InvalidArgumentError(absl::StrCat(ToAbsl(name), " output shape ",
+                                                 FixedShapeText(output),
+                                                 " does not match the expected output shape ",
+                                                 FixedShapeText(expected)));
 }
 
 // "Pool padding" (§3.1): the rows (or columns) added before and after an
@@ -123,12 +126,10 @@ absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
       batch, (height + rows.before + rows.after - window_height) / stride_height + 1,
       (width + columns.before + columns.after - window_width) / stride_width + 1, channels};
   if (output->shape().dims() != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MaxPool2D output shape ", FixedShapeText(output->shape()),
-        " does not match the expected output shape ", FixedShapeText(expected)));
+    return ExpectedShapeError("MaxPool2D", output->shape(), expected);
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* data = Elements(*input);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* data = Elements<float>(*input);
   const int64_t out_height = expected[1], out_width = expected[2];
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t i = 0; i < out_height; ++i) {
@@ -174,8 +175,8 @@ absl::StatusOr<Chain> GlobalAveragePooling(Argument<DenseHostTensor> input,
         ToAbsl(kKernel), ": the output has shape ", output->shape().ToString(),
         ", the reduced shape is ", TensorShape(expected).ToString()));
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* data = Elements(*input);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* data = Elements<float>(*input);
   for (int64_t n = 0; n < batch; ++n) {
     float* sums = out + n * channels;
     std::fill_n(sums, channels, 0.0f);
@@ -203,8 +204,8 @@ absl::StatusOr<Chain> Flatten(Argument<DenseHostTensor> input, Argument<DenseHos
                                                    " does not match the input shape ",
                                                    in.ToString()));
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  std::copy_n(Elements(*input), Count(*input), out);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  std::copy_n(Elements<float>(*input), Count(*input), out);
   return Chain();
 }
 
@@ -225,17 +226,15 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
   const std::vector<int64_t> expected = {in[0], in[1] + 2 * pad_rows, in[2] + 2 * pad_columns,
                                          in[3]};
   if (output->shape().dims() != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ZeroPadding output shape ", FixedShapeText(output->shape()),
-        " does not match the expected output shape ", FixedShapeText(expected)));
+    return ExpectedShapeError("ZeroPadding", output->shape(), expected);
   }
   if (pad_rows < 0 || pad_columns < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(ToAbsl(kKernel), ": the padding must not be negative"));
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   std::fill_n(out, Count(*output), 0.0f);
-  const float* data = Elements(*input);
+  const float* data = Elements<float>(*input);
   const int64_t row = in[2] * in[3];
   for (int64_t n = 0; n < in[0]; ++n) {
     for (int64_t h = 0; h < in[1]; ++h) {
@@ -253,7 +252,7 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
 absl::StatusOr<Chain> SoftmaxInplace(Argument<DenseHostTensor> tensor, Argument<Chain>,
                                      HostAllocator* allocator) {
   BEF_RETURN_IF_ERROR(CheckF32(*tensor, "tfrt_test.softmax_inplace.f32", "tensor", 0));
-  BEF_ASSIGN_OR_RETURN(float* data, WritableElements(*tensor, allocator));
+  BEF_ASSIGN_OR_RETURN(float* data, WritableElements<float>(*tensor, allocator));
   const size_t count = Count(*tensor);
   float sum = 0.0f;
   for (size_t i = 0; i < count; ++i) {
@@ -262,12 +261,6 @@ absl::StatusOr<Chain> SoftmaxInplace(Argument<DenseHostTensor> tensor, Argument<
   }
   for (size_t i = 0; i < count; ++i) data[i] /= sum;
   return Chain();
-}
-
-absl::Status ShapesMatch(const DenseHostTensor& a, const DenseHostTensor& b) {
-  if (a.shape() == b.shape()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
-                                                 " vs. ", b.shape().ToString()));
 }
 
 // tfrt_test.gradient_descent.f32: (gradient, lr, output): output[i] -=
@@ -283,10 +276,10 @@ absl::StatusOr<Chain> GradientDescent(Argument<DenseHostTensor> gradient,
   if (learning_rate->NumElements() != 1) {
     return absl::InvalidArgumentError("GradientDescent lr should have only one element");
   }
-  BEF_RETURN_IF_ERROR(ShapesMatch(*gradient, *output));
-  const float rate = Elements(*learning_rate)[0];
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* g = Elements(*gradient);
+  BEF_RETURN_IF_ERROR(SameShapes(*gradient, *output));
+  const float rate = Elements<float>(*learning_rate)[0];
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* g = Elements<float>(*gradient);
   const size_t count = Count(*output);
   for (size_t i = 0; i < count; ++i) out[i] -= g[i] * rate;
   return Chain();
@@ -299,9 +292,9 @@ absl::StatusOr<Chain> SubtractInplace(Argument<DenseHostTensor> input,
   constexpr std::string_view kKernel = "tfrt_test.subtract_inplace.f32";
   BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
   BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
-  BEF_RETURN_IF_ERROR(ShapesMatch(*input, *output));
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* in = Elements(*input);
+  BEF_RETURN_IF_ERROR(SameShapes(*input, *output));
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* in = Elements<float>(*input);
   const size_t count = Count(*output);
   for (size_t i = 0; i < count; ++i) out[i] -= in[i];
   return Chain();
@@ -317,12 +310,10 @@ absl::StatusOr<Chain> TensorTranspose(Argument<DenseHostTensor> input,
   const std::vector<int64_t>& in = input->shape().dims();
   const std::vector<int64_t>& out_dims = output->shape().dims();
   if (out_dims[0] != in[1] || out_dims[1] != in[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "TensorTranspose output shape ", FixedShapeText(output->shape()),
-        " does not match the input shape ", FixedShapeText(input->shape())));
+    return OutputShapeError("TensorTranspose", output->shape(), input->shape());
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* data = Elements(*input);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* data = Elements<float>(*input);
   for (int64_t r = 0; r < in[0]; ++r) {
     for (int64_t c = 0; c < in[1]; ++c) out[c * in[0] + r] = data[r * in[1] + c];
   }
@@ -339,12 +330,10 @@ absl::StatusOr<Chain> MeanAxisZero(Argument<DenseHostTensor> input,
   BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 1));
   const std::vector<int64_t>& in = input->shape().dims();
   if (in[1] != output->shape().dims()[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MeanAxisZero output shape ", FixedShapeText(output->shape()),
-        " does not match the input shape ", FixedShapeText(input->shape())));
+    return OutputShapeError("MeanAxisZero", output->shape(), input->shape());
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* data = Elements(*input);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* data = Elements<float>(*input);
   std::fill_n(out, in[1], 0.0f);
   for (int64_t r = 0; r < in[0]; ++r) {
     for (int64_t c = 0; c < in[1]; ++c) out[c] += data[r * in[1] + c];
@@ -366,12 +355,10 @@ absl::StatusOr<Chain> Broadcast2D(Argument<DenseHostTensor> input,
   const std::vector<int64_t>& in = input->shape().dims();
   const std::vector<int64_t>& out_dims = output->shape().dims();
   if (in[0] != out_dims[0] || in[1] != out_dims[3]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Broadcast2D output shape ", FixedShapeText(output->shape()),
-        " does not match the input shape ", FixedShapeText(input->shape())));
+    return OutputShapeError("Broadcast2D", output->shape(), input->shape());
   }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements(*output, allocator));
-  const float* data = Elements(*input);
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
+  const float* data = Elements<float>(*input);
   const int64_t channels = in[1], area = out_dims[1] * out_dims[2];
   for (int64_t n = 0; n < in[0]; ++n) {
     for (int64_t p = 0; p < area; ++p) {

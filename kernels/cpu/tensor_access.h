@@ -1,0 +1,87 @@
+// What every CPU-backend tensor kernel (kernels/cpu) does with its tensor
+// operands: check the dtype its name implies, read and write the elements,
+// compare shapes with TFRT's error texts, and print shapes as TFRT's
+// fixed-rank views do. One place for each, so the kernels' messages stay
+// one text.
+#ifndef BEF_KERNELS_CPU_TENSOR_ACCESS_H_
+#define BEF_KERNELS_CPU_TENSOR_ACCESS_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "bef/host/host_allocator.h"
+#include "bef/support/status_macros.h"
+#include "bef/tensor/dense_host_tensor.h"
+
+namespace bef::cpu_kernels {
+
+// The element types of the kernels: their dtype and name suffix.
+template <typename T>
+struct Element;
+template <>
+struct Element<float> {
+  static constexpr DType kDType = DType::kF32;
+  static constexpr std::string_view kSuffix = "f32";
+};
+template <>
+struct Element<int32_t> {
+  static constexpr DType kDType = DType::kI32;
+  static constexpr std::string_view kSuffix = "i32";
+};
+template <>
+struct Element<int64_t> {
+  static constexpr DType kDType = DType::kI64;
+  static constexpr std::string_view kSuffix = "i64";
+};
+
+// The elements of a tensor whose dtype was checked to be T's.
+template <typename T>
+const T* Elements(const DenseHostTensor& tensor) {
+  return static_cast<const T*>(tensor.data());
+}
+// The same for writing (a tensor viewing a BEF attribute is copied first).
+template <typename T>
+absl::StatusOr<T*> WritableElements(DenseHostTensor& tensor, HostAllocator* allocator) {
+  BEF_RETURN_IF_ERROR(tensor.MakeWritable(allocator));
+  return static_cast<T*>(tensor.writable_data());
+}
+// The element count (0 for a shape with a negative dimension).
+inline size_t Count(const DenseHostTensor& tensor) {
+  return static_cast<size_t>(std::max<int64_t>(tensor.NumElements(), 0));
+}
+
+// TFRT's shape checks of its elementwise kernels: "tensor shape mismatch:
+// [2, 3] vs. [3, 2]", in operand order.
+inline absl::Status SameShapes(const DenseHostTensor& a, const DenseHostTensor& b) {
+  if (a.shape() == b.shape()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
+                                                 " vs. ", b.shape().ToString()));
+}
+inline absl::Status SameShapes(const DenseHostTensor& a, const DenseHostTensor& b,
+                               const DenseHostTensor& c) {
+  if (a.shape() == b.shape() && b.shape() == c.shape()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("tensor shape mismatch: ", a.shape().ToString(),
+                                                 " vs. ", b.shape().ToString(), " vs. ",
+                                                 c.shape().ToString()));
+}
+
+// A shape as TFRT's fixed-rank views print it in messages: the dimensions,
+// or `[]` when it has no element (cpu-kernels.md §1.3).
+inline std::string FixedShapeText(const TensorShape& shape) {
+  if (shape.NumElements() == 0) return "[]";
+  return shape.ToString();
+}
+inline std::string FixedShapeText(const std::vector<int64_t>& dims) {
+  return FixedShapeText(TensorShape(dims));
+}
+
+}  // namespace bef::cpu_kernels
+
+#endif  // BEF_KERNELS_CPU_TENSOR_ACCESS_H_
