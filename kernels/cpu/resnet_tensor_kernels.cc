@@ -13,6 +13,12 @@
 // The arithmetic is plain loops on the calling thread: these kernels are
 // the reference programs' (their tensors have tens to thousands of
 // elements); the heavy kernels of a model are the `eigen.*` ones.
+//
+// Every loop is bounded by the elements it reads or writes, never by a bare
+// dimension: a tensor with no element may have dimensions of 2^42 (it takes
+// no memory), so a kernel whose output has no element returns after its
+// checks, and pooling windows are clamped to the input before they are
+// walked.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -37,6 +43,7 @@ namespace bef {
 namespace {
 
 using cpu_kernels::Count;
+using cpu_kernels::DerivedDimension;
 using cpu_kernels::Elements;
 using cpu_kernels::FixedShapeText;
 using cpu_kernels::SameShapes;
@@ -87,6 +94,29 @@ PoolPadding SamePoolPadding(int64_t size, int64_t window, int64_t stride) {
                      static_cast<int64_t>(total / 2.0 + 0.5)};
 }
 
+// The pooled size (size + before + after - window) / stride + 1, in 128 bits
+// (window and stride are at most 2^32, the padding about as much).
+absl::StatusOr<int64_t> PooledSize(int64_t size, PoolPadding padding, int64_t window,
+                                   int64_t stride, std::string_view kernel,
+                                   const TensorShape& input) {
+  const __int128 span = static_cast<__int128>(size) + padding.before + padding.after - window;
+  return DerivedDimension(span / stride + 1, kernel, input);
+}
+
+// The window offsets [begin, end) of a window starting at `first` (an
+// input row or column, possibly before 0) that fall inside [0, size).
+struct WindowRange {
+  int64_t begin;
+  int64_t end;
+};
+WindowRange ClampWindow(int64_t first, int64_t window, int64_t size) {
+  const int64_t begin = first < 0 ? std::min(window, -first) : 0;
+  if (first >= size) return WindowRange{begin, begin};
+  // size - first in unsigned arithmetic: first > -2^33 and size < 2^63.
+  const uint64_t inside = static_cast<uint64_t>(size) - static_cast<uint64_t>(first);
+  return WindowRange{begin, static_cast<int64_t>(std::min<uint64_t>(window, inside))};
+}
+
 // tfrt_test.max_pooling_2d.f32: (input [N, H, W, C], output, chain) with
 // `padding` ("same" / "valid"), `pool_size` and `strides` (i32[2], read as
 // unsigned). output[n, i, j, c] is the maximum of the window's elements
@@ -122,26 +152,31 @@ absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
     rows = SamePoolPadding(height, window_height, stride_height);
     columns = SamePoolPadding(width, window_width, stride_width);
   }
-  const std::vector<int64_t> expected = {
-      batch, (height + rows.before + rows.after - window_height) / stride_height + 1,
-      (width + columns.before + columns.after - window_width) / stride_width + 1, channels};
+  BEF_ASSIGN_OR_RETURN(int64_t out_height, PooledSize(height, rows, window_height, stride_height,
+                                                      kKernel, input->shape()));
+  BEF_ASSIGN_OR_RETURN(int64_t out_width, PooledSize(width, columns, window_width, stride_width,
+                                                     kKernel, input->shape()));
+  const std::vector<int64_t> expected = {batch, out_height, out_width, channels};
   if (output->shape().dims() != expected) {
     return ExpectedShapeError("MaxPool2D", output->shape(), expected);
   }
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   const float* data = Elements<float>(*input);
-  const int64_t out_height = expected[1], out_width = expected[2];
+  // With an output element, i * stride <= size + padding - window fits.
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t i = 0; i < out_height; ++i) {
+      const int64_t first_row = i * stride_height - rows.before;
+      const WindowRange window_rows = ClampWindow(first_row, window_height, height);
       for (int64_t j = 0; j < out_width; ++j) {
         float* cell = out + ((n * out_height + i) * out_width + j) * channels;
         std::fill_n(cell, channels, FLT_MIN);
-        for (int64_t x = 0; x < window_height; ++x) {
-          const int64_t r = i * stride_height + x - rows.before;
-          if (r < 0 || r >= height) continue;
-          for (int64_t y = 0; y < window_width; ++y) {
-            const int64_t s = j * stride_width + y - columns.before;
-            if (s < 0 || s >= width) continue;
+        const int64_t first_column = j * stride_width - columns.before;
+        const WindowRange window_columns = ClampWindow(first_column, window_width, width);
+        for (int64_t x = window_rows.begin; x < window_rows.end; ++x) {
+          const int64_t r = first_row + x;
+          for (int64_t y = window_columns.begin; y < window_columns.end; ++y) {
+            const int64_t s = first_column + y;
             const float* pixel = data + ((n * height + r) * width + s) * channels;
             for (int64_t c = 0; c < channels; ++c) cell[c] = std::max(cell[c], pixel[c]);
           }
@@ -166,15 +201,19 @@ absl::StatusOr<Chain> GlobalAveragePooling(Argument<DenseHostTensor> input,
     return absl::InvalidArgumentError(absl::StrCat(
         "Unsupported reduction ranks: input_rank=", in.size(), " reduction_rank=2"));
   }
-  const int64_t batch = in[0], area = in[1] * in[2];
+  const int64_t batch = in[0];
   const int64_t channels = in.size() == 4 ? in[3] : 1;
   std::vector<int64_t> expected = {batch};
   if (in.size() == 4) expected.push_back(channels);
-  if (output->NumElements() != batch * channels) {
+  if (output->shape().NumElements() != TensorShape(expected).NumElements()) {
     return absl::InvalidArgumentError(absl::StrCat(
         ToAbsl(kKernel), ": the output has shape ", output->shape().ToString(),
         ", the reduced shape is ", TensorShape(expected).ToString()));
   }
+  if (Count(*output) == 0) return Chain();
+  // An output element means batch and channels are real; area * batch *
+  // channels is then the input's count, or a dimension is 0 and area is 0.
+  const int64_t area = Count(*input) == 0 ? 0 : in[1] * in[2];
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   const float* data = Elements<float>(*input);
   for (int64_t n = 0; n < batch; ++n) {
@@ -223,8 +262,13 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
   }
   const std::vector<int64_t>& in = input->shape().dims();
   const int64_t pad_rows = padding[0], pad_columns = padding[1];
-  const std::vector<int64_t> expected = {in[0], in[1] + 2 * pad_rows, in[2] + 2 * pad_columns,
-                                         in[3]};
+  BEF_ASSIGN_OR_RETURN(int64_t out_height,
+                       DerivedDimension(static_cast<__int128>(in[1]) + 2 * pad_rows, kKernel,
+                                        input->shape()));
+  BEF_ASSIGN_OR_RETURN(int64_t out_width,
+                       DerivedDimension(static_cast<__int128>(in[2]) + 2 * pad_columns, kKernel,
+                                        input->shape()));
+  const std::vector<int64_t> expected = {in[0], out_height, out_width, in[3]};
   if (output->shape().dims() != expected) {
     return ExpectedShapeError("ZeroPadding", output->shape(), expected);
   }
@@ -234,6 +278,7 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
   }
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   std::fill_n(out, Count(*output), 0.0f);
+  if (Count(*input) == 0) return Chain();
   const float* data = Elements<float>(*input);
   const int64_t row = in[2] * in[3];
   for (int64_t n = 0; n < in[0]; ++n) {
@@ -312,6 +357,7 @@ absl::StatusOr<Chain> TensorTranspose(Argument<DenseHostTensor> input,
   if (out_dims[0] != in[1] || out_dims[1] != in[0]) {
     return OutputShapeError("TensorTranspose", output->shape(), input->shape());
   }
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   const float* data = Elements<float>(*input);
   for (int64_t r = 0; r < in[0]; ++r) {
@@ -332,6 +378,7 @@ absl::StatusOr<Chain> MeanAxisZero(Argument<DenseHostTensor> input,
   if (in[1] != output->shape().dims()[0]) {
     return OutputShapeError("MeanAxisZero", output->shape(), input->shape());
   }
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   const float* data = Elements<float>(*input);
   std::fill_n(out, in[1], 0.0f);
@@ -357,6 +404,7 @@ absl::StatusOr<Chain> Broadcast2D(Argument<DenseHostTensor> input,
   if (in[0] != out_dims[0] || in[1] != out_dims[3]) {
     return OutputShapeError("Broadcast2D", output->shape(), input->shape());
   }
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
   const float* data = Elements<float>(*input);
   const int64_t channels = in[1], area = out_dims[1] * out_dims[2];

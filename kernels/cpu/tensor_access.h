@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "bef/host/host_allocator.h"
 #include "bef/support/status_macros.h"
+#include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 
 namespace bef::cpu_kernels {
@@ -55,6 +56,21 @@ absl::StatusOr<T*> WritableElements(DenseHostTensor& tensor, HostAllocator* allo
 // The element count (0 for a shape with a negative dimension).
 inline size_t Count(const DenseHostTensor& tensor) {
   return static_cast<size_t>(std::max<int64_t>(tensor.NumElements(), 0));
+}
+
+// A dimension a kernel derives from its input's (a padded or pooled size),
+// computed in 128 bits so that no input dimension, however large, wraps it:
+// an error naming the kernel and the input's shape when it leaves int64.
+// A tensor with no element may have any dimensions (`[1, 2^42, 0, 1]` takes
+// no memory), so every derived size goes through here.
+inline absl::StatusOr<int64_t> DerivedDimension(__int128 value, std::string_view kernel,
+                                                const TensorShape& input) {
+  if (value > INT64_MAX || value < INT64_MIN) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": an output dimension for the input shape ", input.ToString(),
+        " does not fit in 64 bits"));
+  }
+  return static_cast<int64_t>(value);
 }
 
 // TFRT's shape checks of its elementwise kernels: "tensor shape mismatch:
