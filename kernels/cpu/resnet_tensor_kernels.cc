@@ -17,8 +17,7 @@
 // Every loop is bounded by the elements it reads or writes, never by a bare
 // dimension: a tensor with no element may have dimensions of 2^42 (it takes
 // no memory), so a kernel whose output has no element returns after its
-// checks, and pooling windows are clamped to the input before they are
-// walked.
+// checks; pooling and padding (pooling.h) clamp their windows too.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -37,14 +36,19 @@
 #include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/pooling.h"
 #include "kernels/cpu/tensor_access.h"
 
 namespace bef {
 namespace {
 
 using cpu_kernels::Count;
-using cpu_kernels::DerivedDimension;
 using cpu_kernels::Elements;
+using cpu_kernels::MaxPoolGeometry;
+using cpu_kernels::MaxPoolPositions;
+using cpu_kernels::PooledSize;
+using cpu_kernels::SamePoolPadding;
+using cpu_kernels::ZeroPad;
 using cpu_kernels::FixedShapeText;
 using cpu_kernels::SameShapes;
 using cpu_kernels::WritableElements;
@@ -80,43 +84,6 @@ absl::Status ExpectedShapeError(std::string_view name, const TensorShape& output
                                                  FixedShapeText(expected)));
 }
 
-// "Pool padding" (§3.1): the rows (or columns) added before and after an
-// input of `size` for windows of `window` every `stride`. `same` pads
-// window - stride when the stride divides the size, else window - (size mod
-// stride), split with the larger half after; the total is not clamped at 0.
-struct PoolPadding {
-  int64_t before = 0;
-  int64_t after = 0;
-};
-PoolPadding SamePoolPadding(int64_t size, int64_t window, int64_t stride) {
-  const int64_t total = size % stride == 0 ? window - stride : window - size % stride;
-  return PoolPadding{static_cast<int64_t>(total / 2.0),
-                     static_cast<int64_t>(total / 2.0 + 0.5)};
-}
-
-// The pooled size (size + before + after - window) / stride + 1, in 128 bits
-// (window and stride are at most 2^32, the padding about as much).
-absl::StatusOr<int64_t> PooledSize(int64_t size, PoolPadding padding, int64_t window,
-                                   int64_t stride, std::string_view kernel,
-                                   const TensorShape& input) {
-  const __int128 span = static_cast<__int128>(size) + padding.before + padding.after - window;
-  return DerivedDimension(span / stride + 1, kernel, input);
-}
-
-// The window offsets [begin, end) of a window starting at `first` (an
-// input row or column, possibly before 0) that fall inside [0, size).
-struct WindowRange {
-  int64_t begin;
-  int64_t end;
-};
-WindowRange ClampWindow(int64_t first, int64_t window, int64_t size) {
-  const int64_t begin = first < 0 ? std::min(window, -first) : 0;
-  if (first >= size) return WindowRange{begin, begin};
-  // size - first in unsigned arithmetic: first > -2^33 and size < 2^63.
-  const uint64_t inside = static_cast<uint64_t>(size) - static_cast<uint64_t>(first);
-  return WindowRange{begin, static_cast<int64_t>(std::min<uint64_t>(window, inside))};
-}
-
 // tfrt_test.max_pooling_2d.f32: (input [N, H, W, C], output, chain) with
 // `padding` ("same" / "valid"), `pool_size` and `strides` (i32[2], read as
 // unsigned). output[n, i, j, c] is the maximum of the window's elements
@@ -147,43 +114,29 @@ absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
   if (stride_height == 0 || stride_width == 0) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": strides must be positive"));
   }
-  PoolPadding rows, columns;
+  MaxPoolGeometry geometry{.batch = batch, .height = height, .width = width,
+                           .channels = channels, .window_height = window_height,
+                           .window_width = window_width, .stride_height = stride_height,
+                           .stride_width = stride_width};
   if (same) {
-    rows = SamePoolPadding(height, window_height, stride_height);
-    columns = SamePoolPadding(width, window_width, stride_width);
+    geometry.rows = SamePoolPadding(height, window_height, stride_height);
+    geometry.columns = SamePoolPadding(width, window_width, stride_width);
   }
-  BEF_ASSIGN_OR_RETURN(int64_t out_height, PooledSize(height, rows, window_height, stride_height,
-                                                      kKernel, input->shape()));
-  BEF_ASSIGN_OR_RETURN(int64_t out_width, PooledSize(width, columns, window_width, stride_width,
-                                                     kKernel, input->shape()));
-  const std::vector<int64_t> expected = {batch, out_height, out_width, channels};
+  BEF_ASSIGN_OR_RETURN(geometry.out_height,
+                       PooledSize(height, geometry.rows, window_height, stride_height, kKernel,
+                                  input->shape()));
+  BEF_ASSIGN_OR_RETURN(geometry.out_width,
+                       PooledSize(width, geometry.columns, window_width, stride_width, kKernel,
+                                  input->shape()));
+  const std::vector<int64_t> expected = {batch, geometry.out_height, geometry.out_width,
+                                         channels};
   if (output->shape().dims() != expected) {
     return ExpectedShapeError("MaxPool2D", output->shape(), expected);
   }
   if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
-  const float* data = Elements<float>(*input);
-  // With an output element, i * stride <= size + padding - window fits.
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t i = 0; i < out_height; ++i) {
-      const int64_t first_row = i * stride_height - rows.before;
-      const WindowRange window_rows = ClampWindow(first_row, window_height, height);
-      for (int64_t j = 0; j < out_width; ++j) {
-        float* cell = out + ((n * out_height + i) * out_width + j) * channels;
-        std::fill_n(cell, channels, FLT_MIN);
-        const int64_t first_column = j * stride_width - columns.before;
-        const WindowRange window_columns = ClampWindow(first_column, window_width, width);
-        for (int64_t x = window_rows.begin; x < window_rows.end; ++x) {
-          const int64_t r = first_row + x;
-          for (int64_t y = window_columns.begin; y < window_columns.end; ++y) {
-            const int64_t s = first_column + y;
-            const float* pixel = data + ((n * height + r) * width + s) * channels;
-            for (int64_t c = 0; c < channels; ++c) cell[c] = std::max(cell[c], pixel[c]);
-          }
-        }
-      }
-    }
-  }
+  MaxPoolPositions(geometry, Elements<float>(*input), out, 0,
+                   batch * geometry.out_height * geometry.out_width);
   return Chain();
 }
 
@@ -260,34 +213,8 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
   if (padding.size() != 2) {
     return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
   }
-  const std::vector<int64_t>& in = input->shape().dims();
-  const int64_t pad_rows = padding[0], pad_columns = padding[1];
-  BEF_ASSIGN_OR_RETURN(int64_t out_height,
-                       DerivedDimension(static_cast<__int128>(in[1]) + 2 * pad_rows, kKernel,
-                                        input->shape()));
-  BEF_ASSIGN_OR_RETURN(int64_t out_width,
-                       DerivedDimension(static_cast<__int128>(in[2]) + 2 * pad_columns, kKernel,
-                                        input->shape()));
-  const std::vector<int64_t> expected = {in[0], out_height, out_width, in[3]};
-  if (output->shape().dims() != expected) {
-    return ExpectedShapeError("ZeroPadding", output->shape(), expected);
-  }
-  if (pad_rows < 0 || pad_columns < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ToAbsl(kKernel), ": the padding must not be negative"));
-  }
-  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, allocator));
-  std::fill_n(out, Count(*output), 0.0f);
-  if (Count(*input) == 0) return Chain();
-  const float* data = Elements<float>(*input);
-  const int64_t row = in[2] * in[3];
-  for (int64_t n = 0; n < in[0]; ++n) {
-    for (int64_t h = 0; h < in[1]; ++h) {
-      const float* from = data + (n * in[1] + h) * row;
-      float* to = out + ((n * expected[1] + h + pad_rows) * expected[2] + pad_columns) * in[3];
-      std::copy_n(from, row, to);
-    }
-  }
+  BEF_RETURN_IF_ERROR(ZeroPad(*input, *output, static_cast<int32_t>(padding[0]),
+                              static_cast<int32_t>(padding[1]), kKernel, allocator));
   return Chain();
 }
 

@@ -1,0 +1,648 @@
+// TFRT's `eigen.*` kernels (../shared/spec/cpu-kernels.md §4): matrix
+// products, convolutions with their bias, batch-norm and relu forms,
+// inference batch normalisation, max pooling, zero padding and the
+// training gradients. Names, operands, attribute order, checks and error
+// texts are TFRT's; TFRT computes them with Eigen, hence the names.
+//
+// The arithmetic of the convolutions and f32 matrix products is oneDNN's
+// (chosen by measurement: docs/performance.md "Compute libraries"),
+// reached through the plugin onednn.h loads on first use. A large kernel
+// splits its output over the work-queue threads (bef/host/parallel_for.h):
+// convolutions by images, matrix products by rows (or, for one row, by
+// columns), max pooling by output positions; each part is one library call
+// on one thread, so `mstd:2` runs a convolution on both threads and no
+// second thread pool competes with the executor's. The result is a new
+// chain, available once every part has written its share (TFRT's
+// contract); when the work is one part it is written before the kernel
+// returns.
+//
+// Layouts: activations NHWC, filters HWIO, per-channel vectors [C]. The
+// ranks and the f32 dtype the names imply are checked (TFRT leaves them
+// to debug builds), with messages naming the kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "bef/host/host_allocator.h"
+#include "bef/host/host_context.h"
+#include "bef/host/kernel_registry.h"
+#include "bef/host/kernel_utils.h"
+#include "bef/host/parallel_for.h"
+#include "bef/kernels/kernel_types.h"
+#include "bef/support/status_macros.h"
+#include "bef/support/string_view.h"
+#include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/onednn.h"
+#include "kernels/cpu/pooling.h"
+#include "kernels/cpu/tensor_access.h"
+
+namespace bef {
+namespace {
+
+using cpu_kernels::Count;
+using cpu_kernels::DerivedDimension;
+using cpu_kernels::Elements;
+using cpu_kernels::FixedShapeText;
+using cpu_kernels::MaxPoolGeometry;
+using cpu_kernels::MaxPoolPositions;
+using cpu_kernels::OneDnn;
+using cpu_kernels::PooledSize;
+using cpu_kernels::SamePoolPadding;
+using cpu_kernels::WritableElements;
+using cpu_kernels::ZeroPad;
+
+// The smallest share of a matrix product or convolution worth a task of
+// its own, in multiply-adds (a task handed to another thread costs about a
+// microsecond here: docs/performance.md "Two threads and one cache line").
+constexpr int64_t kMinimumTaskWork = int64_t{1} << 16;
+
+// A tensor operand: f32 and of `rank` (0: any rank).
+absl::Status CheckTensor(const DenseHostTensor& tensor, std::string_view kernel,
+                         std::string_view operand, size_t rank) {
+  BEF_RETURN_IF_ERROR(tensor.CheckDType(DType::kF32, kernel));
+  if (rank != 0 && tensor.shape().rank() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the ", ToAbsl(operand), " has shape ", tensor.shape().ToString(),
+        ", the kernel takes a rank-", rank, " tensor"));
+  }
+  return absl::OkStatus();
+}
+
+// TFRT prints the 64-bit numbers of its printf-style messages with `%d`:
+// their low 32 bits as a signed int.
+int32_t AsPrinted(int64_t value) { return static_cast<int32_t>(value); }
+
+// ---------------------------------------------------------------------------
+// Convolution parameters (§4.1).
+
+enum class ConvPadding { kSame, kValid };
+
+absl::StatusOr<ConvPadding> ParseConvPadding(std::string_view padding) {
+  const std::string lower = absl::AsciiStrToLower(ToAbsl(padding));
+  if (lower == "same") return ConvPadding::kSame;
+  if (lower == "valid") return ConvPadding::kValid;
+  if (lower == "explicit") {
+    return absl::InvalidArgumentError("For explicit padding, padding values must be defined");
+  }
+  return absl::InvalidArgumentError(absl::StrCat("Unknown padding type ", ToAbsl(padding)));
+}
+
+// One spatial dimension of a convolution: the output size and the padding
+// before and after.
+struct ConvWindow {
+  int64_t out;
+  int64_t before;
+  int64_t after;
+};
+
+absl::StatusOr<ConvWindow> ConvWindowOf(int64_t input, int64_t filter, int64_t stride,
+                                        ConvPadding padding, std::string_view kernel,
+                                        const TensorShape& input_shape) {
+  if (stride <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Stride must be > 0, but got ", AsPrinted(stride)));
+  }
+  ConvWindow window{0, 0, 0};
+  if (padding == ConvPadding::kValid) {
+    BEF_ASSIGN_OR_RETURN(window.out,
+                         DerivedDimension((static_cast<__int128>(input) - filter + stride) /
+                                              stride,
+                                          kernel, input_shape));
+  } else {
+    BEF_ASSIGN_OR_RETURN(window.out,
+                         DerivedDimension((static_cast<__int128>(input) + stride - 1) / stride,
+                                          kernel, input_shape));
+    const __int128 needed = std::max<__int128>(
+        0, static_cast<__int128>(window.out - 1) * stride + filter - input);
+    BEF_ASSIGN_OR_RETURN(int64_t total, DerivedDimension(needed, kernel, input_shape));
+    window.before = total / 2;
+    window.after = total - window.before;
+  }
+  if (window.out < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Computed output size would be negative: ", AsPrinted(window.out),
+        " (input_size: ", AsPrinted(input), ", filter_size: ", AsPrinted(filter),
+        ", stride: ", AsPrinted(stride), ", dilation: 1)"));
+  }
+  return window;
+}
+
+// The convolution of input [N, H, W, IC] with filter [KH, KW, FC, OC]
+// (checks in TFRT's order: padding, channels, height, width).
+absl::StatusOr<BefConv2DShape> ConvParameters(const DenseHostTensor& input,
+                                              const DenseHostTensor& filter,
+                                              std::string_view padding,
+                                              std::span<const int64_t> strides,
+                                              std::string_view kernel) {
+  BEF_RETURN_IF_ERROR(CheckTensor(input, kernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckTensor(filter, kernel, "filter", 4));
+  if (strides.size() != 2) return absl::InvalidArgumentError("strides should have 2 elements");
+  BEF_ASSIGN_OR_RETURN(ConvPadding kind, ParseConvPadding(padding));
+  const std::vector<int64_t>& in = input.shape().dims();
+  const std::vector<int64_t>& weights = filter.shape().dims();
+  if (weights[2] != in[3]) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Dimensions does not match: input channels is ", AsPrinted(in[3]),
+                     " and kernel depth is ", AsPrinted(weights[2])));
+  }
+  BEF_ASSIGN_OR_RETURN(ConvWindow rows,
+                       ConvWindowOf(in[1], weights[0], strides[0], kind, kernel, input.shape()));
+  BEF_ASSIGN_OR_RETURN(ConvWindow columns,
+                       ConvWindowOf(in[2], weights[1], strides[1], kind, kernel, input.shape()));
+  return BefConv2DShape{.batch = in[0],
+                        .height = in[1],
+                        .width = in[2],
+                        .in_channels = in[3],
+                        .filter_height = weights[0],
+                        .filter_width = weights[1],
+                        .out_channels = weights[3],
+                        .out_height = rows.out,
+                        .out_width = columns.out,
+                        .stride_height = strides[0],
+                        .stride_width = strides[1],
+                        .pad_top = rows.before,
+                        .pad_bottom = rows.after,
+                        .pad_left = columns.before,
+                        .pad_right = columns.after};
+}
+
+std::vector<int64_t> OutputDims(const BefConv2DShape& shape) {
+  return {shape.batch, shape.out_height, shape.out_width, shape.out_channels};
+}
+
+// "Dimensions does not match: NAME is COUNT and output channels size is OC".
+absl::Status CheckChannelVector(const DenseHostTensor& vector, std::string_view name,
+                                int64_t channels, std::string_view kernel) {
+  BEF_RETURN_IF_ERROR(CheckTensor(vector, kernel, name, 0));
+  if (vector.NumElements() != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Dimensions does not match: ", ToAbsl(name), " is ", AsPrinted(vector.NumElements()),
+        " and output channels size is ", AsPrinted(channels)));
+  }
+  return absl::OkStatus();
+}
+
+// What follows the convolution, per output channel.
+enum class ConvEpilogue { kNone, kBias, kBatchNorm, kBatchNormRelu };
+
+// The shared state of one convolution's parts: the operands' buffers (kept
+// alive until the last part) and the per-channel factors of its epilogue.
+struct ConvolutionWork {
+  BefConv2DShape shape;
+  const BefOneDnnApi* onednn;
+  RCReference<HostBuffer> input_buffer, filter_buffer, output_buffer;
+  const float* input;
+  const float* filter;
+  float* output;
+  ConvEpilogue epilogue = ConvEpilogue::kNone;
+  // kBias: bias in `offset`; batch norm: out = (conv - mean) * factor +
+  // offset, factor = scale / sqrt(variance + epsilon) once per channel.
+  std::vector<float> mean, factor, offset;
+
+  // Images [begin, end).
+  absl::Status Run(int64_t begin, int64_t end) const {
+    BefConv2DShape part = shape;
+    part.batch = end - begin;
+    const int64_t image_in = shape.height * shape.width * shape.in_channels;
+    const int64_t image_out = shape.out_height * shape.out_width * shape.out_channels;
+    char error[512];
+    if (onednn->conv2d(&part, input + begin * image_in, filter, output + begin * image_out,
+                       error, sizeof(error)) != 0) {
+      return absl::InternalError(error);
+    }
+    if (epilogue == ConvEpilogue::kNone) return absl::OkStatus();
+    const int64_t channels = shape.out_channels;
+    float* first = output + begin * image_out;
+    float* last = output + end * image_out;
+    for (float* pixel = first; pixel < last; pixel += channels) {
+      for (int64_t c = 0; c < channels; ++c) {
+        if (epilogue == ConvEpilogue::kBias) {
+          pixel[c] += offset[c];
+        } else {
+          float value = (pixel[c] - mean[c]) * factor[c] + offset[c];
+          if (epilogue == ConvEpilogue::kBatchNormRelu) value = std::max(value, 0.0f);
+          pixel[c] = value;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<AsyncValueRef<Chain>> RunConvolution(ConvolutionWork work, HostContext* host) {
+  const int64_t images = work.shape.batch;
+  const int64_t work_per_image = work.shape.out_height * work.shape.out_width *
+                                 work.shape.out_channels * work.shape.filter_height *
+                                 work.shape.filter_width * work.shape.in_channels;
+  const int64_t min_images =
+      std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_image, 1));
+  return ParallelFor(host, images, min_images,
+                     [work = std::move(work)](int64_t begin, int64_t end) {
+                       return work.Run(begin, end);
+                     });
+}
+
+// The checks and operands every forward convolution shares; the output has
+// an element when the result holds work.
+absl::StatusOr<ConvolutionWork> PrepareConvolution(const DenseHostTensor& input,
+                                                   const DenseHostTensor& filter,
+                                                   DenseHostTensor& output,
+                                                   std::string_view padding,
+                                                   std::span<const int64_t> strides,
+                                                   std::string_view kernel) {
+  BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
+                       ConvParameters(input, filter, padding, strides, kernel));
+  BEF_RETURN_IF_ERROR(CheckTensor(output, kernel, "output", 0));
+  const std::vector<int64_t> expected = OutputDims(shape);
+  if (output.shape().dims() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tensor shapes do not match: output tensor shape is ", output.shape().ToString(),
+        " and computed output shape is ", TensorShape(expected).ToString()));
+  }
+  ConvolutionWork work;
+  work.shape = shape;
+  return work;
+}
+
+// Fills in the operands, once every check has passed (the output is
+// written from here on).
+absl::Status BindConvolution(ConvolutionWork& work, const DenseHostTensor& input,
+                             const DenseHostTensor& filter, DenseHostTensor& output,
+                             HostAllocator* allocator) {
+  BEF_ASSIGN_OR_RETURN(work.onednn, OneDnn());
+  BEF_ASSIGN_OR_RETURN(work.output, WritableElements<float>(output, allocator));
+  work.input = Elements<float>(input);
+  work.filter = Elements<float>(filter);
+  work.input_buffer = input.buffer();
+  work.filter_buffer = filter.buffer();
+  work.output_buffer = output.buffer();
+  return absl::OkStatus();
+}
+
+// A convolution with nothing to compute: an output with no element, or
+// (with one) a filter or input with none, where every sum is empty.
+bool NothingToConvolve(const DenseHostTensor& input, const DenseHostTensor& filter,
+                       DenseHostTensor& output) {
+  return Count(output) == 0 || Count(input) == 0 || Count(filter) == 0;
+}
+
+// eigen.conv2d.f32: (input, filter, output, chain) {padding, strides}.
+absl::StatusOr<AsyncValueRef<Chain>> Conv2D(Argument<DenseHostTensor> input,
+                                            Argument<DenseHostTensor> filter,
+                                            Argument<DenseHostTensor> output, Argument<Chain>,
+                                            StringAttribute padding,
+                                            ArrayAttribute<int64_t> strides, HostContext* host) {
+  constexpr std::string_view kKernel = "eigen.conv2d.f32";
+  BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
+                       PrepareConvolution(*input, *filter, *output, *padding, strides.data(),
+                                          kKernel));
+  if (NothingToConvolve(*input, *filter, *output)) {
+    BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
+    std::fill_n(out, Count(*output), 0.0f);
+    return GetReadyChain();
+  }
+  BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
+  return RunConvolution(std::move(work), host);
+}
+
+// eigen.conv2d.bias.f32: (input, filter, bias, output, chain) {padding,
+// strides}: the convolution plus bias[oc].
+absl::StatusOr<AsyncValueRef<Chain>> Conv2DBias(Argument<DenseHostTensor> input,
+                                                Argument<DenseHostTensor> filter,
+                                                Argument<DenseHostTensor> bias,
+                                                Argument<DenseHostTensor> output, Argument<Chain>,
+                                                StringAttribute padding,
+                                                ArrayAttribute<int64_t> strides,
+                                                HostContext* host) {
+  constexpr std::string_view kKernel = "eigen.conv2d.bias.f32";
+  BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
+                       PrepareConvolution(*input, *filter, *output, *padding, strides.data(),
+                                          kKernel));
+  const int64_t channels = work.shape.out_channels;
+  BEF_RETURN_IF_ERROR(CheckChannelVector(*bias, "bias shape", channels, kKernel));
+  const float* bias_values = Elements<float>(*bias);
+  if (NothingToConvolve(*input, *filter, *output)) {
+    BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
+    const size_t count = Count(*output);
+    for (size_t i = 0; i < count; ++i) out[i] = bias_values[i % channels];
+    return GetReadyChain();
+  }
+  BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
+  work.epilogue = ConvEpilogue::kBias;
+  work.offset.assign(bias_values, bias_values + channels);
+  return RunConvolution(std::move(work), host);
+}
+
+// eigen.conv2d.batch_norm.f32 and .relu: (input, filter, scale, offset,
+// mean, variance, output, chain) {epsilon, padding, strides}.
+template <bool kRelu>
+absl::StatusOr<AsyncValueRef<Chain>> Conv2DBatchNorm(
+    Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
+    Argument<DenseHostTensor> scale, Argument<DenseHostTensor> offset,
+    Argument<DenseHostTensor> mean, Argument<DenseHostTensor> variance,
+    Argument<DenseHostTensor> output, Argument<Chain>, Attribute<float> epsilon,
+    StringAttribute padding, ArrayAttribute<int64_t> strides, HostContext* host) {
+  const std::string_view kernel =
+      kRelu ? "eigen.conv2d.batch_norm.relu.f32" : "eigen.conv2d.batch_norm.f32";
+  BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
+                       PrepareConvolution(*input, *filter, *output, *padding, strides.data(),
+                                          kernel));
+  const int64_t channels = work.shape.out_channels;
+  BEF_RETURN_IF_ERROR(CheckChannelVector(*scale, "scale shape", channels, kernel));
+  BEF_RETURN_IF_ERROR(CheckChannelVector(*offset, "offset shape", channels, kernel));
+  BEF_RETURN_IF_ERROR(CheckChannelVector(*mean, "estimated mean shape", channels, kernel));
+  BEF_RETURN_IF_ERROR(CheckChannelVector(*variance, "estimated var shape", channels, kernel));
+  work.epilogue = kRelu ? ConvEpilogue::kBatchNormRelu : ConvEpilogue::kBatchNorm;
+  const float* scales = Elements<float>(*scale);
+  const float* variances = Elements<float>(*variance);
+  work.mean.assign(Elements<float>(*mean), Elements<float>(*mean) + channels);
+  work.offset.assign(Elements<float>(*offset), Elements<float>(*offset) + channels);
+  work.factor.resize(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    work.factor[c] = 1.0f / std::sqrt(variances[c] + *epsilon) * scales[c];
+  }
+  if (NothingToConvolve(*input, *filter, *output)) {
+    BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
+    std::fill_n(out, Count(*output), 0.0f);
+    for (size_t at = 0; at < Count(*output); at += channels) {
+      for (int64_t c = 0; c < channels; ++c) {
+        float value = (0.0f - work.mean[c]) * work.factor[c] + work.offset[c];
+        out[at + c] = kRelu ? std::max(value, 0.0f) : value;
+      }
+    }
+    return GetReadyChain();
+  }
+  BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
+  return RunConvolution(std::move(work), host);
+}
+
+// ---------------------------------------------------------------------------
+// Matrix products (§4.7).
+
+// The checks of eigen.matmul.T: A [M, K], B [K, N], C [M, N].
+absl::Status CheckMatMulShapes(const DenseHostTensor& a, const DenseHostTensor& b,
+                               const DenseHostTensor& c, DType dtype, std::string_view kernel) {
+  for (const DenseHostTensor* tensor : {&a, &b, &c}) {
+    BEF_RETURN_IF_ERROR(tensor->CheckDType(dtype, kernel));
+    if (tensor->shape().rank() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kernel), ": an operand has shape ", tensor->shape().ToString(),
+          ", the kernel takes rank-2 tensors"));
+    }
+  }
+  const std::vector<int64_t>& left = a.shape().dims();
+  const std::vector<int64_t>& right = b.shape().dims();
+  if (left[1] != right[0]) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MatMul input tensors inner dimension mismatch: ", FixedShapeText(a.shape()),
+                     " vs. ", FixedShapeText(b.shape())));
+  }
+  if (c.shape().dims() != std::vector<int64_t>{left[0], right[1]}) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MatMul output shape ", FixedShapeText(c.shape()),
+        " does not match product shape of inputs: ", FixedShapeText(a.shape()), " * ",
+        FixedShapeText(b.shape())));
+  }
+  return absl::OkStatus();
+}
+
+// eigen.matmul.f32: (alpha, A, B, beta, C, chain): C = A B (alpha 1, beta
+// 0: C is not read), A B + beta C (alpha 1), else alpha (A B) + beta C,
+// which reads C even when beta is 0 (TFRT's quirk: a NaN in C stays NaN).
+absl::StatusOr<AsyncValueRef<Chain>> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor> a,
+                                               Argument<DenseHostTensor> b, Argument<float> beta,
+                                               Argument<DenseHostTensor> c, Argument<Chain>,
+                                               HostContext* host) {
+  BEF_RETURN_IF_ERROR(CheckMatMulShapes(*a, *b, *c, DType::kF32, "eigen.matmul.f32"));
+  const int64_t m = c->shape().dims()[0], n = c->shape().dims()[1];
+  const int64_t k = a->shape().dims()[1];
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*c, host->allocator()));
+  if (m == 0 || n == 0) return GetReadyChain();
+  float scale = *alpha, keep = *beta;
+  if (scale != 1.0f && keep == 0.0f) {
+    // alpha (A B) + 0 C: C times 0 (NaN and infinities give NaN), added.
+    const size_t count = Count(*c);
+    for (size_t i = 0; i < count; ++i) out[i] *= 0.0f;
+    keep = 1.0f;
+  }
+  if (k == 0) {
+    // Every sum is empty: alpha 0 + beta C.
+    const size_t count = Count(*c);
+    for (size_t i = 0; i < count; ++i) {
+      out[i] = keep == 0.0f ? scale * 0.0f : scale * 0.0f + keep * out[i];
+    }
+    return GetReadyChain();
+  }
+  BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, OneDnn());
+  struct Product {
+    const BefOneDnnApi* onednn;
+    RCReference<HostBuffer> a_buffer, b_buffer, c_buffer;
+    const float* a;
+    const float* b;
+    float* c;
+    int64_t m, n, k;
+    float alpha, beta;
+    bool by_rows;
+    absl::Status operator()(int64_t begin, int64_t end) const {
+      char error[512];
+      const int status =
+          by_rows ? onednn->sgemm(end - begin, n, k, alpha, a + begin * k, k, b, n, beta,
+                                  c + begin * n, n, error, sizeof(error))
+                  : onednn->sgemm(m, end - begin, k, alpha, a, k, b + begin, n, beta, c + begin,
+                                  n, error, sizeof(error));
+      if (status != 0) return absl::InternalError(error);
+      return absl::OkStatus();
+    }
+  };
+  // Rows when there are enough for every thread, else columns (a batch-1
+  // layer is one row).
+  const bool by_rows = m >= 2 * std::max(host->GetNumWorkerThreads(), 1) || n < 2;
+  const int64_t parts_of = by_rows ? m : n;
+  const int64_t work_per_part = by_rows ? n * k : m * k;
+  const int64_t min_block =
+      std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_part, 1));
+  return ParallelFor(host, parts_of, min_block,
+                     Product{onednn, a->buffer(), b->buffer(), c->buffer(), Elements<float>(*a),
+                             Elements<float>(*b), out, m, n, k, scale, keep, by_rows});
+}
+
+// eigen.matmul.i32: the same for i32, in wrapping arithmetic, here.
+absl::StatusOr<Chain> MatMulI32(Argument<int32_t> alpha, Argument<DenseHostTensor> a,
+                                Argument<DenseHostTensor> b, Argument<int32_t> beta,
+                                Argument<DenseHostTensor> c, Argument<Chain>,
+                                HostAllocator* allocator) {
+  BEF_RETURN_IF_ERROR(CheckMatMulShapes(*a, *b, *c, DType::kI32, "eigen.matmul.i32"));
+  const int64_t m = c->shape().dims()[0], n = c->shape().dims()[1];
+  const int64_t k = a->shape().dims()[1];
+  BEF_ASSIGN_OR_RETURN(int32_t* out, WritableElements<int32_t>(*c, allocator));
+  if (m == 0 || n == 0) return Chain();
+  const uint32_t* left = reinterpret_cast<const uint32_t*>(Elements<int32_t>(*a));
+  const uint32_t* right = reinterpret_cast<const uint32_t*>(Elements<int32_t>(*b));
+  const uint32_t scale = static_cast<uint32_t>(*alpha), keep = static_cast<uint32_t>(*beta);
+  const bool product_only = *alpha == 1 && *beta == 0;
+  std::vector<uint32_t> row(n);
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), 0u);
+    for (int64_t p = 0; p < k; ++p) {
+      const uint32_t factor = left[i * k + p];
+      const uint32_t* from = right + p * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += factor * from[j];
+    }
+    int32_t* to = out + i * n;
+    for (int64_t j = 0; j < n; ++j) {
+      to[j] = static_cast<int32_t>(
+          product_only ? row[j] : scale * row[j] + keep * static_cast<uint32_t>(to[j]));
+    }
+  }
+  return Chain();
+}
+
+// ---------------------------------------------------------------------------
+// Batch normalisation, pooling, padding.
+
+// eigen.batch_norm.f32: (x, scale, bias, mean, variance, chain) {epsilon}:
+// in place, x[..., c] = scale[c] ((x - mean[c]) / sqrt(variance[c] + e)) +
+// bias[c].
+absl::StatusOr<Chain> BatchNorm(Argument<DenseHostTensor> x, Argument<DenseHostTensor> scale,
+                                Argument<DenseHostTensor> bias, Argument<DenseHostTensor> mean,
+                                Argument<DenseHostTensor> variance, Argument<Chain>,
+                                Attribute<float> epsilon, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "eigen.batch_norm.f32";
+  BEF_RETURN_IF_ERROR(CheckTensor(*x, kKernel, "input", 4));
+  const int64_t channels = x->shape().dims()[3];
+  for (const DenseHostTensor* vector : {&*scale, &*bias, &*mean, &*variance}) {
+    BEF_RETURN_IF_ERROR(CheckTensor(*vector, kKernel, "parameter", 0));
+    if (vector->NumElements() != channels) {
+      return absl::InvalidArgumentError("parameter does not match the input channel number");
+    }
+  }
+  BEF_ASSIGN_OR_RETURN(float* data, WritableElements<float>(*x, allocator));
+  const size_t count = Count(*x);
+  if (count == 0) return Chain();
+  const float* s = Elements<float>(*scale);
+  const float* b = Elements<float>(*bias);
+  const float* mu = Elements<float>(*mean);
+  std::vector<float> deviation(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    deviation[c] = std::sqrt(Elements<float>(*variance)[c] + *epsilon);
+  }
+  for (size_t at = 0; at < count; at += channels) {
+    for (int64_t c = 0; c < channels; ++c) {
+      data[at + c] = s[c] * ((data[at + c] - mu[c]) / deviation[c]) + b[c];
+    }
+  }
+  return Chain();
+}
+
+// eigen.max_pooling_2d.f32: (input, output, chain) {padding, pool_size,
+// strides} (i64 arrays): the window arithmetic and value of
+// tfrt_test.max_pooling_2d.f32, split by output positions in blocks of at
+// least max(1, 1000 / (C KH KW)).
+absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> input,
+                                                  Argument<DenseHostTensor> output,
+                                                  Argument<Chain>, StringAttribute padding,
+                                                  ArrayAttribute<int64_t> pool_size,
+                                                  ArrayAttribute<int64_t> strides,
+                                                  HostContext* host) {
+  constexpr std::string_view kKernel = "eigen.max_pooling_2d.f32";
+  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckTensor(*output, kKernel, "output", 4));
+  if (strides.size() != 2) return absl::InvalidArgumentError("strides should have 2 elements");
+  if (pool_size.size() != 2) return absl::InvalidArgumentError("ksize should have 2 elements");
+  const std::string_view kind = *padding;
+  const bool same = kind == "SAME" || kind == "same";
+  if (!same && kind != "VALID" && kind != "valid") {
+    return absl::InvalidArgumentError("padding type is not supported");
+  }
+  // TFRT divides by a zero stride and walks negative windows; here both
+  // are errors, as windows and strides over 2^32 are.
+  constexpr int64_t kLimit = int64_t{1} << 32;
+  for (int64_t value : {strides[0], strides[1]}) {
+    if (value <= 0 || value > kLimit) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kKernel), ": strides must be in [1, 2^32], got ", value));
+    }
+  }
+  for (int64_t value : {pool_size[0], pool_size[1]}) {
+    if (value < 0 || value > kLimit) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kKernel), ": the window (pool_size) must be in [0, 2^32], got ", value));
+    }
+  }
+  const std::vector<int64_t>& in = input->shape().dims();
+  MaxPoolGeometry geometry{.batch = in[0], .height = in[1], .width = in[2], .channels = in[3],
+                           .window_height = pool_size[0], .window_width = pool_size[1],
+                           .stride_height = strides[0], .stride_width = strides[1]};
+  if (same) {
+    geometry.rows = SamePoolPadding(geometry.height, geometry.window_height,
+                                    geometry.stride_height);
+    geometry.columns = SamePoolPadding(geometry.width, geometry.window_width,
+                                       geometry.stride_width);
+  }
+  BEF_ASSIGN_OR_RETURN(geometry.out_height,
+                       PooledSize(geometry.height, geometry.rows, geometry.window_height,
+                                  geometry.stride_height, kKernel, input->shape()));
+  BEF_ASSIGN_OR_RETURN(geometry.out_width,
+                       PooledSize(geometry.width, geometry.columns, geometry.window_width,
+                                  geometry.stride_width, kKernel, input->shape()));
+  if (output->shape().dims() !=
+      std::vector<int64_t>{in[0], geometry.out_height, geometry.out_width, in[3]}) {
+    return absl::InvalidArgumentError("output tensor has the wrong shape");
+  }
+  if (Count(*output) == 0) return GetReadyChain();
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
+  const int64_t positions = geometry.batch * geometry.out_height * geometry.out_width;
+  const int64_t window = std::max<int64_t>(
+      1, std::min(geometry.window_height, geometry.height) *
+             std::min(geometry.window_width, geometry.width) * geometry.channels);
+  const int64_t min_block = std::max<int64_t>(1, 1000 / window);
+  return ParallelFor(
+      host, positions, std::max(min_block, kMinimumTaskWork / window),
+      [geometry, data = Elements<float>(*input), out, keep_input = input->buffer(),
+       keep_output = output->buffer()](int64_t begin, int64_t end) {
+        MaxPoolPositions(geometry, data, out, begin, end);
+        return absl::OkStatus();
+      });
+}
+
+// eigen.zero_padding.f32: (input, output, chain) {padding} (i64 [PH, PW],
+// each read as 32 bits).
+absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
+                                  Argument<DenseHostTensor> output, Argument<Chain>,
+                                  ArrayAttribute<int64_t> padding, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "eigen.zero_padding.f32";
+  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckTensor(*output, kKernel, "output", 4));
+  if (padding.size() != 2) {
+    return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
+  }
+  BEF_RETURN_IF_ERROR(ZeroPad(*input, *output, static_cast<int32_t>(padding[0]),
+                              static_cast<int32_t>(padding[1]), kKernel, allocator));
+  return Chain();
+}
+
+void RegisterEigenKernels(KernelRegistry* registry) {
+  registry->AddKernel("eigen.matmul.f32", BEF_KERNEL(MatMulF32));
+  registry->AddKernel("eigen.matmul.i32", BEF_KERNEL(MatMulI32));
+  registry->AddKernel("eigen.conv2d.f32", BEF_KERNEL(Conv2D));
+  registry->AddKernel("eigen.conv2d.bias.f32", BEF_KERNEL(Conv2DBias));
+  registry->AddKernel("eigen.conv2d.batch_norm.f32", BEF_KERNEL(Conv2DBatchNorm<false>));
+  registry->AddKernel("eigen.conv2d.batch_norm.relu.f32", BEF_KERNEL(Conv2DBatchNorm<true>));
+  registry->AddKernel("eigen.batch_norm.f32", BEF_KERNEL(BatchNorm));
+  registry->AddKernel("eigen.max_pooling_2d.f32", BEF_KERNEL(MaxPooling2D));
+  registry->AddKernel("eigen.zero_padding.f32", BEF_KERNEL(ZeroPadding));
+}
+
+}  // namespace
+
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterEigenKernels, "eigen");
+
+}  // namespace bef

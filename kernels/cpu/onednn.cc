@@ -1,0 +1,91 @@
+#include "kernels/cpu/onednn.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace bef::cpu_kernels {
+namespace {
+
+constexpr char kPluginName[] = "libbef_onednn.so";
+
+// The directory of the binary or shared object this code is in (for the
+// main program the loader keeps no path: /proc/self/exe names it).
+std::string OwnDirectory() {
+  Dl_info info;
+  link_map* object = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&OwnDirectory), &info, reinterpret_cast<void**>(&object),
+              RTLD_DL_LINKMAP) == 0) {
+    return "";
+  }
+  std::string path;
+  if (object != nullptr && object->l_name != nullptr && object->l_name[0] != 0) {
+    path = object->l_name;
+  } else {
+    char executable[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+    if (length <= 0) return "";
+    path.assign(executable, static_cast<size_t>(length));
+  }
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::vector<std::string> Candidates() {
+  if (const char* path = std::getenv("BEF_ONEDNN_LIBRARY"); path != nullptr && *path != 0) {
+    return {path};
+  }
+  std::vector<std::string> candidates;
+  if (std::string directory = OwnDirectory(); !directory.empty()) {
+    candidates.push_back(absl::StrCat(directory, "/", kPluginName));
+    candidates.push_back(absl::StrCat(directory, "/../kernels/cpu/", kPluginName));
+  }
+  candidates.push_back(kPluginName);
+  return candidates;
+}
+
+absl::StatusOr<const BefOneDnnApi*> Load() {
+  std::vector<std::string> failures;
+  for (const std::string& candidate : Candidates()) {
+    void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char* error = dlerror();
+      failures.push_back(error != nullptr ? error : candidate);
+      continue;
+    }
+    using Entry = const BefOneDnnApi* (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(library, "BefOneDnnApiV1"));
+    if (entry == nullptr) {
+      failures.push_back(absl::StrCat(candidate, ": no BefOneDnnApiV1"));
+      dlclose(library);
+      continue;
+    }
+    return entry();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot load ", kPluginName, ", the oneDNN plugin of the CPU kernels (apt-get install "
+      "libdnnl2; set BEF_ONEDNN_LIBRARY to the plugin's path); tried: ",
+      absl::StrJoin(failures, "; ")));
+}
+
+}  // namespace
+
+absl::StatusOr<const BefOneDnnApi*> OneDnn() {
+  static absl::StatusOr<const BefOneDnnApi*>* api = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] { api = new absl::StatusOr<const BefOneDnnApi*>(Load()); });
+  return *api;
+}
+
+}  // namespace bef::cpu_kernels

@@ -1,0 +1,169 @@
+// The plugin libbef_onednn.so: onednn_api.h's table on oneDNN 2.6.
+//
+// Each thread keeps its own primitives (one per convolution shape, made on
+// the shape's first call: oneDNN generates its code then), its own
+// scratchpad and its own buffer for the reordered filter, so calls from
+// different work-queue threads share nothing and take no lock. oneDNN
+// reports failures as exceptions (dnnl::error); they stay inside the plugin
+// and come out as messages.
+#include <omp.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/cpu/onednn_api.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace {
+
+// One OpenMP thread for the calling thread: the runtime splits work over
+// its own threads. omp_set_num_threads sets the calling thread's value.
+void OneThread() {
+  thread_local bool set = false;
+  if (!set) {
+    omp_set_num_threads(1);
+    set = true;
+  }
+}
+
+int Fail(char* error, size_t error_size, const char* what, const char* detail) {
+  if (error_size > 0) std::snprintf(error, error_size, "oneDNN %s: %s", what, detail);
+  return 1;
+}
+
+int Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc, char* error,
+          size_t error_size) {
+  OneThread();
+  const dnnl_status_t status = dnnl_sgemm('N', 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (status != dnnl_success) return Fail(error, error_size, "sgemm", "failed");
+  return 0;
+}
+
+struct ShapeHash {
+  size_t operator()(const BefConv2DShape& shape) const {
+    const int64_t* fields = reinterpret_cast<const int64_t*>(&shape);
+    size_t hash = 0;
+    for (size_t i = 0; i < sizeof(shape) / sizeof(int64_t); ++i) {
+      hash = hash * 1000003u ^ static_cast<size_t>(fields[i]);
+    }
+    return hash;
+  }
+};
+struct ShapeEqual {
+  bool operator()(const BefConv2DShape& a, const BefConv2DShape& b) const {
+    return std::memcmp(&a, &b, sizeof(a)) == 0;
+  }
+};
+
+// A convolution of one shape, ready to run on this thread.
+struct Convolution {
+  dnnl::convolution_forward primitive;
+  dnnl::memory::desc source;
+  dnnl::memory::desc destination;
+  dnnl::memory::desc user_weights;  // HWIO
+  dnnl::memory::desc weights;       // what the primitive wants
+  dnnl::reorder weights_reorder;    // HWIO -> weights, when they differ
+  bool reorder_weights = false;
+  size_t scratchpad_size = 0;
+};
+
+struct ThreadState {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::unordered_map<BefConv2DShape, std::unique_ptr<Convolution>, ShapeHash, ShapeEqual>
+      convolutions;
+  std::vector<float> weights;  // the reordered filter of the current call
+  std::vector<unsigned char> scratchpad;
+};
+
+ThreadState& State() {
+  thread_local ThreadState state;
+  return state;
+}
+
+std::unique_ptr<Convolution> MakeConvolution(const BefConv2DShape& shape,
+                                             const dnnl::engine& engine) {
+  using dnnl::memory;
+  using tag = memory::format_tag;
+  auto convolution = std::make_unique<Convolution>();
+  const memory::dims source_dims = {shape.batch, shape.in_channels, shape.height, shape.width};
+  const memory::dims weights_dims = {shape.out_channels, shape.in_channels, shape.filter_height,
+                                     shape.filter_width};
+  const memory::dims destination_dims = {shape.batch, shape.out_channels, shape.out_height,
+                                         shape.out_width};
+  convolution->source = memory::desc(source_dims, memory::data_type::f32, tag::nhwc);
+  convolution->destination = memory::desc(destination_dims, memory::data_type::f32, tag::nhwc);
+  convolution->user_weights = memory::desc(weights_dims, memory::data_type::f32, tag::hwio);
+  const memory::desc any_weights(weights_dims, memory::data_type::f32, tag::any);
+  dnnl::convolution_forward::desc description(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      convolution->source, any_weights, convolution->destination,
+      {shape.stride_height, shape.stride_width}, {shape.pad_top, shape.pad_left},
+      {shape.pad_bottom, shape.pad_right});
+  dnnl::primitive_attr attributes;
+  attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::convolution_forward::primitive_desc primitive_description(description, attributes,
+                                                                  engine);
+  convolution->weights = primitive_description.weights_desc();
+  convolution->scratchpad_size = primitive_description.scratchpad_desc().get_size();
+  convolution->primitive = dnnl::convolution_forward(primitive_description);
+  if (convolution->weights != convolution->user_weights) {
+    convolution->reorder_weights = true;
+    convolution->weights_reorder = dnnl::reorder(
+        dnnl::reorder::primitive_desc(engine, convolution->user_weights, engine,
+                                      convolution->weights));
+  }
+  return convolution;
+}
+
+int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter, float* output,
+           char* error, size_t error_size) {
+  OneThread();
+  try {
+    ThreadState& state = State();
+    std::unique_ptr<Convolution>& slot = state.convolutions[*shape];
+    if (slot == nullptr) slot = MakeConvolution(*shape, state.engine);
+    Convolution& convolution = *slot;
+    dnnl::memory user_weights(convolution.user_weights, state.engine,
+                              const_cast<float*>(filter));
+    dnnl::memory weights = user_weights;
+    if (convolution.reorder_weights) {
+      const size_t floats = convolution.weights.get_size() / sizeof(float) + 1;
+      if (state.weights.size() < floats) state.weights.resize(floats);
+      weights = dnnl::memory(convolution.weights, state.engine, state.weights.data());
+      convolution.weights_reorder.execute(state.stream, user_weights, weights);
+    }
+    dnnl::memory source(convolution.source, state.engine, const_cast<float*>(input));
+    dnnl::memory destination(convolution.destination, state.engine, output);
+    std::unordered_map<int, dnnl::memory> arguments = {
+        {DNNL_ARG_SRC, source}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, destination}};
+    if (convolution.scratchpad_size > 0) {
+      if (state.scratchpad.size() < convolution.scratchpad_size) {
+        state.scratchpad.resize(convolution.scratchpad_size);
+      }
+      arguments.emplace(DNNL_ARG_SCRATCHPAD,
+                        dnnl::memory(dnnl::memory::desc(
+                                         {static_cast<int64_t>(convolution.scratchpad_size)},
+                                         dnnl::memory::data_type::u8, dnnl::memory::format_tag::x),
+                                     state.engine, state.scratchpad.data()));
+    }
+    convolution.primitive.execute(state.stream, arguments);
+    state.stream.wait();
+    return 0;
+  } catch (const std::exception& failure) {
+    return Fail(error, error_size, "conv2d", failure.what());
+  }
+}
+
+const BefOneDnnApi kApi = {&Sgemm, &Conv2D};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV1() {
+  return &kApi;
+}

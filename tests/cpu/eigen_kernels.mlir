@@ -1,0 +1,212 @@
+// TFRT's eigen.* convolutions and f32 matrix products (cpu-kernels.md §4.1-
+// §4.3, §4.7) against a reference: Inputs/eigen_btf.py writes integer
+// inputs and the expected results of its own NumPy model of each kernel
+// (not this runtime's output), so every result must be equal bit for bit.
+// "same" and "valid" padding, strides 1 and 2 in each dimension, odd
+// padding split, bias, batch norm with and without relu; the large cases
+// (a [4, 16, 16, 8] convolution, a 70x130x50 and a 1x300x700 product) are
+// split over both threads on mstd:2, by images, rows and columns.
+// RUN: python3 %S/Inputs/eigen_btf.py %t.btf
+// RUN: sed 's|PATH|%t.btf|' %s > %t.mlir
+// RUN: mlir-to-bef %t.mlir | bef_executor | FileCheck %s
+// RUN: mlir-to-bef %t.mlir | bef_executor --work_queue_type=mstd:2 | FileCheck %s
+
+// CHECK-LABEL: --- Running 'conv_same_stride_1':
+func.func @conv_same_stride_1() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 1
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 2
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 7 : i64, 9 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_same_stride_2_odd_padding':
+func.func @conv_same_stride_2_odd_padding() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 3
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 4
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 4 : i64, 5 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [2 : i64, 2 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_valid_stride_2x1':
+func.func @conv_valid_stride_2x1() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 1
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 5
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 3 : i64, 7 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "VALID", strides = [2 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_bias':
+func.func @conv_bias() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 1
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 7
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %bias_index = tfrt.constant.i32 6
+  %bias = "btf.read_dense_tensor.f32.1"(%path, %bias_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 7 : i64, 9 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.bias.f32"(%x, %f, %bias, %out, %c0)
+      {padding = "Same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_batch_norm':
+func.func @conv_batch_norm() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 1
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 12
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %scale_index = tfrt.constant.i32 8
+  %scale = "btf.read_dense_tensor.f32.1"(%path, %scale_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %offset_index = tfrt.constant.i32 9
+  %offset = "btf.read_dense_tensor.f32.1"(%path, %offset_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %mean_index = tfrt.constant.i32 10
+  %mean = "btf.read_dense_tensor.f32.1"(%path, %mean_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %variance_index = tfrt.constant.i32 11
+  %variance = "btf.read_dense_tensor.f32.1"(%path, %variance_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 3 : i64, 7 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.batch_norm.f32"(%x, %f, %scale, %offset, %mean, %variance, %out, %c0)
+      {epsilon = 1.0 : f32, padding = "valid", strides = [2 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_batch_norm_relu':
+func.func @conv_batch_norm_relu() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 1
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 13
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %scale_index = tfrt.constant.i32 8
+  %scale = "btf.read_dense_tensor.f32.1"(%path, %scale_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %offset_index = tfrt.constant.i32 9
+  %offset = "btf.read_dense_tensor.f32.1"(%path, %offset_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %mean_index = tfrt.constant.i32 10
+  %mean = "btf.read_dense_tensor.f32.1"(%path, %mean_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %variance_index = tfrt.constant.i32 11
+  %variance = "btf.read_dense_tensor.f32.1"(%path, %variance_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 3 : i64, 7 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.batch_norm.relu.f32"(%x, %f, %scale, %offset, %mean, %variance, %out, %c0)
+      {epsilon = 1.0 : f32, padding = "valid", strides = [2 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_four_images':
+func.func @conv_four_images() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 20
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 21
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 22
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [4 : i64, 16 : i64, 16 : i64, 8 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'matmul_rows':
+func.func @matmul_rows() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %a_index = tfrt.constant.i32 14
+  %a = "btf.read_dense_tensor.f32.2"(%path, %a_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %b_index = tfrt.constant.i32 15
+  %b = "btf.read_dense_tensor.f32.2"(%path, %b_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 16
+  %expected = "btf.read_dense_tensor.f32.2"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %one = tfrt.constant.f32 1.0
+  %zero = tfrt.constant.f32 0.0
+  %c = tfrt_dht.create_uninitialized_tensor.f32.2 [70 : i64, 50 : i64]
+  %c1 = "eigen.matmul.f32"(%one, %a, %b, %zero, %c, %c0) : (f32, !tfrt_tensor.tensor, !tfrt_tensor.tensor, f32, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %c, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'matmul_one_row':
+func.func @matmul_one_row() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %a_index = tfrt.constant.i32 17
+  %a = "btf.read_dense_tensor.f32.2"(%path, %a_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %b_index = tfrt.constant.i32 18
+  %b = "btf.read_dense_tensor.f32.2"(%path, %b_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 19
+  %expected = "btf.read_dense_tensor.f32.2"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %one = tfrt.constant.f32 1.0
+  %zero = tfrt.constant.f32 0.0
+  %c = tfrt_dht.create_uninitialized_tensor.f32.2 [1 : i64, 700 : i64]
+  %c1 = "eigen.matmul.f32"(%one, %a, %b, %zero, %c, %c0) : (f32, !tfrt_tensor.tensor, !tfrt_tensor.tensor, f32, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %c, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-NOT: {{.}}
