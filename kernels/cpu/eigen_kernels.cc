@@ -1,7 +1,7 @@
 // TFRT's `eigen.*` kernels (../shared/spec/cpu-kernels.md §4): matrix
 // products, convolutions with their bias, batch-norm and relu forms,
 // inference batch normalisation, max pooling, zero padding and the
-// training gradients. Names, operands, attribute order, checks and error
+// training gradients (plain loops: no model here trains). Names, operands, attribute order, checks and error
 // texts are TFRT's; TFRT computes them with Eigen, hence the names.
 //
 // The arithmetic of the convolutions and f32 matrix products is oneDNN's
@@ -629,6 +629,192 @@ absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
   return Chain();
 }
 
+// ---------------------------------------------------------------------------
+// Training gradients (§4.8, §4.9): plain loops on the calling thread, with
+// sums in double (TFRT's are Eigen's f32 reductions in an unspecified
+// order; its tests allow 100000 ulp).
+
+// "Tensor shapes do not match: A is [..] and B is [..]".
+absl::Status ShapesMatch(const TensorShape& a, std::string_view a_name, const TensorShape& b,
+                         std::string_view b_name) {
+  if (a == b) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Tensor shapes do not match: ", ToAbsl(a_name), " is ", a.ToString(), " and ",
+      ToAbsl(b_name), " is ", b.ToString()));
+}
+
+// eigen.batch_norm.grad.f32: (output_grad, input, gamma, mean, variance,
+// chain, input_grad, gamma_grad, beta_grad) {epsilon} -> three chains
+// (input_grad, gamma_grad, beta_grad written).
+absl::StatusOr<std::tuple<Chain, Chain, Chain>> BatchNormGrad(
+    Argument<DenseHostTensor> output_grad, Argument<DenseHostTensor> input,
+    Argument<DenseHostTensor> gamma, Argument<DenseHostTensor> mean,
+    Argument<DenseHostTensor> variance, Argument<Chain>, Argument<DenseHostTensor> input_grad,
+    Argument<DenseHostTensor> gamma_grad, Argument<DenseHostTensor> beta_grad,
+    Attribute<float> epsilon, HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "eigen.batch_norm.grad.f32";
+  BEF_RETURN_IF_ERROR(CheckTensor(*output_grad, kKernel, "output gradient", 4));
+  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckTensor(*input_grad, kKernel, "input gradient", 4));
+  BEF_RETURN_IF_ERROR(ShapesMatch(output_grad->shape(), "output_grad shape",
+                                  input_grad->shape(), "input_grad shape"));
+  BEF_RETURN_IF_ERROR(
+      ShapesMatch(input->shape(), "input shape", input_grad->shape(), "input_grad shape"));
+  const int64_t channels = input_grad->shape().dims()[3];
+  const TensorShape channel_shape({channels});
+  const std::pair<const DenseHostTensor*, std::string_view> vectors[] = {
+      {&*gamma, "gamma shape"},           {&*mean, "mean shape"},
+      {&*variance, "variance shape"},     {&*gamma_grad, "gamma_grad shape"},
+      {&*beta_grad, "beta_grad shape"}};
+  for (const auto& [vector, name] : vectors) {
+    BEF_RETURN_IF_ERROR(CheckTensor(*vector, kKernel, name, 0));
+    BEF_RETURN_IF_ERROR(
+        ShapesMatch(channel_shape, "channels dimension size", vector->shape(), name));
+  }
+  BEF_ASSIGN_OR_RETURN(float* dx, WritableElements<float>(*input_grad, allocator));
+  BEF_ASSIGN_OR_RETURN(float* dgamma, WritableElements<float>(*gamma_grad, allocator));
+  BEF_ASSIGN_OR_RETURN(float* dbeta, WritableElements<float>(*beta_grad, allocator));
+  const size_t count = Count(*input_grad);
+  const float* dy = Elements<float>(*output_grad);
+  const float* x = Elements<float>(*input);
+  const float* g = Elements<float>(*gamma);
+  const float* mu = Elements<float>(*mean);
+  const float* var = Elements<float>(*variance);
+  std::vector<float> inverse(channels);
+  std::vector<double> sum_dy(channels, 0.0), sum_dy_centered(channels, 0.0);
+  for (int64_t c = 0; c < channels; ++c) inverse[c] = 1.0f / std::sqrt(var[c] + *epsilon);
+  for (size_t at = 0; at < count; at += channels) {
+    for (int64_t c = 0; c < channels; ++c) {
+      sum_dy[c] += dy[at + c];
+      sum_dy_centered[c] += static_cast<double>(dy[at + c]) * (x[at + c] - mu[c]);
+    }
+  }
+  const int64_t positions = channels == 0 ? 0 : static_cast<int64_t>(count) / channels;
+  const float reciprocal = positions == 0 ? 0.0f : 1.0f / static_cast<float>(positions);
+  for (int64_t c = 0; c < channels; ++c) {
+    dbeta[c] = static_cast<float>(sum_dy[c]);
+    dgamma[c] = static_cast<float>(sum_dy_centered[c]) * inverse[c];
+  }
+  for (size_t at = 0; at < count; at += channels) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const float centered = x[at + c] - mu[c];
+      const float mean_dy_centered =
+          static_cast<float>(sum_dy_centered[c]) / static_cast<float>(positions);
+      dx[at + c] = g[c] * inverse[c] *
+                   ((dy[at + c] - dbeta[c] * reciprocal) -
+                    centered * inverse[c] * inverse[c] * mean_dy_centered);
+    }
+  }
+  return std::tuple<Chain, Chain, Chain>();
+}
+
+// The convolution of `input`'s shape with `filter`'s shape for the two
+// gradient kernels, and their check of the output gradient's shape.
+absl::StatusOr<BefConv2DShape> GradientParameters(const DenseHostTensor& output_grad,
+                                                  const DenseHostTensor& input,
+                                                  const DenseHostTensor& filter,
+                                                  std::string_view padding,
+                                                  std::span<const int64_t> strides,
+                                                  std::string_view kernel) {
+  BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
+                       ConvParameters(input, filter, padding, strides, kernel));
+  BEF_RETURN_IF_ERROR(CheckTensor(output_grad, kernel, "output gradient", 0));
+  const std::vector<int64_t> expected = OutputDims(shape);
+  if (output_grad.shape().dims() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tensor shapes do not match: output gradient shape is ", output_grad.shape().ToString(),
+        " and computed output shape is ", TensorShape(expected).ToString()));
+  }
+  return shape;
+}
+
+// Calls visit(input offset, filter offset, output offset) for every pair
+// of an input position and an output position a filter tap joins, in
+// elements (the channel vectors start there). Bounded by the elements:
+// REQUIRES every tensor to have one.
+template <typename Visit>
+void ForEachTap(const BefConv2DShape& s, Visit visit) {
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t i = 0; i < s.out_height; ++i) {
+      for (int64_t j = 0; j < s.out_width; ++j) {
+        const int64_t out = ((n * s.out_height + i) * s.out_width + j) * s.out_channels;
+        for (int64_t a = 0; a < s.filter_height; ++a) {
+          const int64_t r = i * s.stride_height + a - s.pad_top;
+          if (r < 0 || r >= s.height) continue;
+          for (int64_t b = 0; b < s.filter_width; ++b) {
+            const int64_t c = j * s.stride_width + b - s.pad_left;
+            if (c < 0 || c >= s.width) continue;
+            visit(((n * s.height + r) * s.width + c) * s.in_channels,
+                  (a * s.filter_width + b) * s.in_channels * s.out_channels, out);
+          }
+        }
+      }
+    }
+  }
+}
+
+// eigen.conv2d.grad.filter.f32: (output_grad, input, filter_grad, chain)
+// {padding, strides}: filter_grad[kh, kw, ic, oc] = the sum over images and
+// output positions of input x output_grad.
+absl::StatusOr<Chain> Conv2DGradFilter(Argument<DenseHostTensor> output_grad,
+                                       Argument<DenseHostTensor> input,
+                                       Argument<DenseHostTensor> filter_grad, Argument<Chain>,
+                                       StringAttribute padding, ArrayAttribute<int64_t> strides,
+                                       HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "eigen.conv2d.grad.filter.f32";
+  BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
+                       GradientParameters(*output_grad, *input, *filter_grad, *padding,
+                                          strides.data(), kKernel));
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*filter_grad, allocator));
+  std::vector<double> sums(Count(*filter_grad), 0.0);
+  if (Count(*output_grad) != 0 && Count(*input) != 0 && !sums.empty()) {
+    const float* x = Elements<float>(*input);
+    const float* dy = Elements<float>(*output_grad);
+    const int64_t in_channels = shape.in_channels, out_channels = shape.out_channels;
+    ForEachTap(shape, [&](int64_t in, int64_t tap, int64_t at) {
+      for (int64_t ic = 0; ic < in_channels; ++ic) {
+        double* row = sums.data() + tap + ic * out_channels;
+        for (int64_t oc = 0; oc < out_channels; ++oc) {
+          row[oc] += static_cast<double>(x[in + ic]) * dy[at + oc];
+        }
+      }
+    });
+  }
+  std::copy(sums.begin(), sums.end(), out);
+  return Chain();
+}
+
+// eigen.conv2d.grad.input.f32: (output_grad, filter, input_grad, chain)
+// {padding, strides}: input_grad[n, h, w, ic] = the sum over the taps that
+// reach (h, w) of output_grad x filter.
+absl::StatusOr<Chain> Conv2DGradInput(Argument<DenseHostTensor> output_grad,
+                                      Argument<DenseHostTensor> filter,
+                                      Argument<DenseHostTensor> input_grad, Argument<Chain>,
+                                      StringAttribute padding, ArrayAttribute<int64_t> strides,
+                                      HostAllocator* allocator) {
+  constexpr std::string_view kKernel = "eigen.conv2d.grad.input.f32";
+  BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
+                       GradientParameters(*output_grad, *input_grad, *filter, *padding,
+                                          strides.data(), kKernel));
+  BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*input_grad, allocator));
+  std::vector<double> sums(Count(*input_grad), 0.0);
+  if (Count(*output_grad) != 0 && Count(*filter) != 0 && !sums.empty()) {
+    const float* w = Elements<float>(*filter);
+    const float* dy = Elements<float>(*output_grad);
+    const int64_t in_channels = shape.in_channels, out_channels = shape.out_channels;
+    ForEachTap(shape, [&](int64_t in, int64_t tap, int64_t at) {
+      for (int64_t ic = 0; ic < in_channels; ++ic) {
+        const float* row = w + tap + ic * out_channels;
+        double sum = 0.0;
+        for (int64_t oc = 0; oc < out_channels; ++oc) sum += static_cast<double>(dy[at + oc]) * row[oc];
+        sums[in + ic] += sum;
+      }
+    });
+  }
+  std::copy(sums.begin(), sums.end(), out);
+  return Chain();
+}
+
 void RegisterEigenKernels(KernelRegistry* registry) {
   registry->AddKernel("eigen.matmul.f32", BEF_KERNEL(MatMulF32));
   registry->AddKernel("eigen.matmul.i32", BEF_KERNEL(MatMulI32));
@@ -639,6 +825,9 @@ void RegisterEigenKernels(KernelRegistry* registry) {
   registry->AddKernel("eigen.batch_norm.f32", BEF_KERNEL(BatchNorm));
   registry->AddKernel("eigen.max_pooling_2d.f32", BEF_KERNEL(MaxPooling2D));
   registry->AddKernel("eigen.zero_padding.f32", BEF_KERNEL(ZeroPadding));
+  registry->AddKernel("eigen.batch_norm.grad.f32", BEF_KERNEL(BatchNormGrad));
+  registry->AddKernel("eigen.conv2d.grad.filter.f32", BEF_KERNEL(Conv2DGradFilter));
+  registry->AddKernel("eigen.conv2d.grad.input.f32", BEF_KERNEL(Conv2DGradInput));
 }
 
 }  // namespace

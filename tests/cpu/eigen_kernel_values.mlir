@@ -2,7 +2,8 @@
 // hand in the comments (cpu-kernels.md §4.4-§4.7): the matrix product's
 // alpha/beta cases (with TFRT's quirk: alpha != 1 reads C even when beta is
 // 0), i32 wrapping, inference batch norm in place, max pooling with i64
-// attributes, zero padding; then every check's error text, at the kernel's
+// attributes, zero padding; then every check's error text (the training
+// gradients' too), at the kernel's
 // location, with nothing written.
 // RUN: mlir-to-bef %s | bef_executor | FileCheck %s
 // RUN: mlir-to-bef %s | bef_executor --work_queue_type=mstd:2 | FileCheck %s
@@ -182,6 +183,17 @@ func.func @other_errors() {
   %c8 = "eigen.zero_padding.f32"(%x, %pooled, %c0) {padding = [1 : i64, 0 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
   // expected-error @+1 {{ZeroPadding expects padding of length 2}}
   %c9 = "eigen.zero_padding.f32"(%x, %pooled, %c0) {padding = [1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %dy = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 3 : i64]
+  %v2 = tfrt_dht.create_uninitialized_tensor.f32.1 [2 : i64]
+  // expected-error @+1 {{Tensor shapes do not match: output_grad shape is [1, 3, 3, 3] and input_grad shape is [1, 3, 3, 2]}}
+  %g1, %g2, %g3 = "eigen.batch_norm.grad.f32"(%dy, %x, %v2, %v2, %v2, %c0, %x, %v2, %v2) {epsilon = 0.5 : f32} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor) -> (!tfrt.chain, !tfrt.chain, !tfrt.chain)
+  // expected-error @+1 {{Tensor shapes do not match: channels dimension size is [2] and variance shape is [3]}}
+  %g4, %g5, %g6 = "eigen.batch_norm.grad.f32"(%x, %x, %v2, %v2, %v3, %c0, %x, %v2, %v2) {epsilon = 0.5 : f32} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor) -> (!tfrt.chain, !tfrt.chain, !tfrt.chain)
+  %filter_grad = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 2 : i64, 2 : i64, 3 : i64]
+  // expected-error @+1 {{Tensor shapes do not match: output gradient shape is [1, 3, 3, 3] and computed output shape is [1, 2, 2, 3]}}
+  %c10 = "eigen.conv2d.grad.filter.f32"(%dy, %x, %filter_grad, %c0) {padding = "valid", strides = [1 : i64, 1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  // expected-error @+1 {{Unknown padding type sam}}
+  %c11 = "eigen.conv2d.grad.input.f32"(%dy, %filter_grad, %x, %c0) {padding = "sam", strides = [1 : i64, 1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
   tfrt.return
 }
 // CHECK-NOT: {{.}}

@@ -5,7 +5,9 @@
 // "same" and "valid" padding, strides 1 and 2 in each dimension, odd
 // padding split, bias, batch norm with and without relu; the large cases
 // (a [4, 16, 16, 8] convolution, a 70x130x50 and a 1x300x700 product) are
-// split over both threads on mstd:2, by images, rows and columns.
+// split over both threads on mstd:2, by images, rows and columns. Then the
+// training gradients (§4.8, §4.9): the convolution's two exactly, the batch
+// norm's within TFRT's test tolerance.
 // RUN: python3 %S/Inputs/eigen_btf.py %t.btf
 // RUN: sed 's|PATH|%t.btf|' %s > %t.mlir
 // RUN: mlir-to-bef %t.mlir | bef_executor | FileCheck %s
@@ -207,6 +209,80 @@ func.func @matmul_one_row() {
   %printed = tfrt.print.i1 %equal, %cmp
   tfrt.return
 }
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_grad_filter':
+func.func @conv_grad_filter() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 0
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %dy_index = tfrt.constant.i32 23
+  %dy = "btf.read_dense_tensor.f32.4"(%path, %dy_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 24
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %grad = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 3 : i64, 3 : i64, 4 : i64]
+  %c1 = "eigen.conv2d.grad.filter.f32"(%dy, %x, %grad, %c0) {padding = "same", strides = [2 : i64, 2 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %grad, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_grad_input':
+func.func @conv_grad_input() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %f_index = tfrt.constant.i32 3
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %dy_index = tfrt.constant.i32 23
+  %dy = "btf.read_dense_tensor.f32.4"(%path, %dy_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 25
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %grad = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 7 : i64, 9 : i64, 3 : i64]
+  %c1 = "eigen.conv2d.grad.input.f32"(%dy, %f, %grad, %c0) {padding = "same", strides = [2 : i64, 2 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %grad, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// The batch-norm gradients: float results, within TFRT's test tolerance.
+// CHECK-LABEL: --- Running 'batch_norm_grad':
+func.func @batch_norm_grad() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %dy_index = tfrt.constant.i32 26
+  %dy = "btf.read_dense_tensor.f32.4"(%path, %dy_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %x_index = tfrt.constant.i32 27
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %gamma_index = tfrt.constant.i32 28
+  %gamma = "btf.read_dense_tensor.f32.1"(%path, %gamma_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %mean_index = tfrt.constant.i32 29
+  %mean = "btf.read_dense_tensor.f32.1"(%path, %mean_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %variance_index = tfrt.constant.i32 30
+  %variance = "btf.read_dense_tensor.f32.1"(%path, %variance_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_dx_index = tfrt.constant.i32 31
+  %expected_dx = "btf.read_dense_tensor.f32.4"(%path, %expected_dx_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_gamma_index = tfrt.constant.i32 32
+  %expected_gamma = "btf.read_dense_tensor.f32.1"(%path, %expected_gamma_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_beta_index = tfrt.constant.i32 33
+  %expected_beta = "btf.read_dense_tensor.f32.1"(%path, %expected_beta_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %dx = tfrt_dht.create_uninitialized_tensor.f32.4 [2 : i64, 3 : i64, 4 : i64, 5 : i64]
+  %dgamma = tfrt_dht.create_uninitialized_tensor.f32.1 [5 : i64]
+  %dbeta = tfrt_dht.create_uninitialized_tensor.f32.1 [5 : i64]
+  %c1, %c2, %c3 = "eigen.batch_norm.grad.f32"(%dy, %x, %gamma, %mean, %variance, %c0, %dx, %dgamma, %dbeta) {epsilon = 0.5 : f32}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor) -> (!tfrt.chain, !tfrt.chain, !tfrt.chain)
+  %ok0, %k0 = "tfrt_dht.tensor_allclose.100000ulp.f32"(%expected_dx, %dx, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %p0 = tfrt.print.i1 %ok0, %k0
+  %ok1, %k1 = "tfrt_dht.tensor_allclose.100000ulp.f32"(%expected_gamma, %dgamma, %c2) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %p1 = tfrt.print.i1 %ok1, %k1
+  %ok2, %k2 = "tfrt_dht.tensor_allclose.100000ulp.f32"(%expected_beta, %dbeta, %c3) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %p2 = tfrt.print.i1 %ok2, %k2
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+// CHECK-NEXT: int1 = 1
 // CHECK-NEXT: int1 = 1
 
 // CHECK-NOT: {{.}}

@@ -48,6 +48,57 @@ def conv2d(x, w, strides, padding):
     return out
 
 
+def conv2d_grad_filter(x, dy, filter_shape, strides, padding):
+    """filter_grad[kh, kw, ic, oc] = sum of x[n, tap] * dy[n, out] (§4.9)."""
+    n, h, wd, ic = x.shape
+    kh, kw, _, oc = filter_shape
+    oh, top, _ = conv_window(h, kh, strides[0], padding)
+    ow, left, _ = conv_window(wd, kw, strides[1], padding)
+    grad = np.zeros(filter_shape, dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    r = i * strides[0] + a - top
+                    s = j * strides[1] + b - left
+                    if 0 <= r < h and 0 <= s < wd:
+                        grad[a, b] += x[:, r, s, :].T @ dy[:, i, j, :]
+    return grad
+
+
+def conv2d_grad_input(dy, w, input_shape, strides, padding):
+    """input_grad[n, h, w, ic] = sum over the taps reaching (h, w) (§4.9)."""
+    n, h, wd, ic = input_shape
+    kh, kw, _, oc = w.shape
+    oh, top, _ = conv_window(h, kh, strides[0], padding)
+    ow, left, _ = conv_window(wd, kw, strides[1], padding)
+    grad = np.zeros(input_shape, dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    r = i * strides[0] + a - top
+                    s = j * strides[1] + b - left
+                    if 0 <= r < h and 0 <= s < wd:
+                        grad[:, r, s, :] += dy[:, i, j, :] @ w[a, b].T
+    return grad
+
+
+def batch_norm_grad(dy, x, gamma, mean, variance, epsilon):
+    """(input_grad, gamma_grad, beta_grad) of §4.8, in float64."""
+    channels = x.shape[-1]
+    dy = dy.reshape(-1, channels).astype(np.float64)
+    centered = x.reshape(-1, channels) - mean
+    inverse = 1 / np.sqrt(variance + epsilon)
+    beta_grad = dy.sum(axis=0)
+    sum_dy_centered = (dy * centered).sum(axis=0)
+    gamma_grad = sum_dy_centered * inverse
+    positions = dy.shape[0]
+    dx = gamma * inverse * ((dy - beta_grad / positions)
+                            - centered * inverse ** 2 * sum_dy_centered / positions)
+    return dx.reshape(x.shape), gamma_grad, beta_grad
+
+
 def f32(array):
     return np.asarray(array, dtype=np.float32)
 
@@ -76,6 +127,12 @@ def build():
     wide = ints((300, 700), -4, 4)
     big_x = ints((4, 16, 16, 8))
     big_f = ints((3, 3, 8, 8))
+    dy = ints((2, 4, 5, 4))
+    bn_dy = ints((2, 3, 4, 5))
+    bn_x = ints((2, 3, 4, 5), -9, 9)
+    gamma = ints((5,), 1, 4)
+    bn_mean = ints((5,), -2, 2)
+    bn_variance = ints((5,), 1, 9)
     return [
         x,                                              # 0
         f1,                                             # 1
@@ -91,6 +148,11 @@ def build():
         a, b, a @ b,                                    # 14-16
         row, wide, row @ wide,                          # 17-19
         big_x, big_f, conv2d(big_x, big_f, (1, 1), "same"),  # 20-22
+        dy,                                             # 23
+        conv2d_grad_filter(x, dy, f2.shape, (2, 2), "same"),  # 24
+        conv2d_grad_input(dy, f2, x.shape, (2, 2), "same"),   # 25
+        bn_dy, bn_x, gamma, bn_mean, bn_variance,       # 26-30
+        *batch_norm_grad(bn_dy, bn_x, gamma, bn_mean, bn_variance, 0.5),  # 31-33
     ]
 
 
