@@ -27,6 +27,7 @@ SUMMARY = "Load, inspect and run BEF (Binary Executable Format) programs with Nu
 REQUIRES_EXTERNAL = [
     "libabsl20220623",
     "libtbb12",
+    "libdnnl2 (the eigen.* convolutions and f32 matrix products)",
     "libmlir-22 (bef.converter only)",
     "libllvm22 (bef.converter only)",
 ]

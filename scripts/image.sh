@@ -35,7 +35,8 @@ archive="dist/bef-serve-${version}.oci.tar"
 tools=(bef_serve mlir-to-bef bef-to-mlir bef-opt bef_executor bef-dump)
 targets=()
 for tool in "${tools[@]}"; do targets+=("//tools:$tool"); done
-bazel build --config=opt "${targets[@]}" //lib/host:libbef_tbb_arena.so >&2
+bazel build --config=opt "${targets[@]}" //lib/host:libbef_tbb_arena.so \
+  //kernels/cpu:libbef_onednn.so >&2
 bin="$(bazel info --config=opt bazel-bin 2>/dev/null)"
 
 rootfs="$(mktemp -d)"
@@ -56,6 +57,10 @@ done
 # bef_executor's oneTBB plugin, where it looks first: beside the binary.
 install -m 755 "$bin/lib/host/libbef_tbb_arena.so" "$rootfs/usr/local/bin/libbef_tbb_arena.so"
 binaries+=("$rootfs/usr/local/bin/libbef_tbb_arena.so")
+# The oneDNN plugin of the eigen.* kernels (kernels/cpu/onednn.h), beside
+# the binaries too; oneDNN itself comes with the libraries below.
+install -m 755 "$bin/kernels/cpu/libbef_onednn.so" "$rootfs/usr/local/bin/libbef_onednn.so"
+binaries+=("$rootfs/usr/local/bin/libbef_onednn.so")
 strip --strip-unneeded "${binaries[@]}"
 
 # Every shared library the binaries and the plugin load (and the loader

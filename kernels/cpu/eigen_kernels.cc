@@ -8,8 +8,9 @@
 // (chosen by measurement: docs/performance.md "Compute libraries"),
 // reached through the plugin onednn.h loads on first use. A large kernel
 // splits its output over the work-queue threads (bef/host/parallel_for.h):
-// convolutions by images, matrix products by rows (or, for one row, by
-// columns), max pooling by output positions; each part is one library call
+// convolutions by output rows (whole images in one call where a share
+// holds them), matrix products by rows (or, for one row, by columns), max
+// pooling by output positions; each part is one library call
 // on one thread, so `mstd:2` runs a convolution on both threads and no
 // second thread pool competes with the executor's. The result is a new
 // chain, available once every part has written its share (TFRT's
@@ -42,6 +43,7 @@
 #include "bef/tensor/dense_host_tensor.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/pooling.h"
+#include "kernels/cpu/prepared_filters.h"
 #include "kernels/cpu/tensor_access.h"
 
 namespace bef {
@@ -55,6 +57,7 @@ using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::MaxPoolPositions;
 using cpu_kernels::OneDnn;
 using cpu_kernels::PooledSize;
+using cpu_kernels::PreparedFilter;
 using cpu_kernels::SamePoolPadding;
 using cpu_kernels::WritableElements;
 using cpu_kernels::ZeroPad;
@@ -207,22 +210,83 @@ struct ConvolutionWork {
   // offset, factor = scale / sqrt(variance + epsilon) once per channel.
   std::vector<float> mean, factor, offset;
 
-  // Images [begin, end).
+  const void* prepared_filter = nullptr;  // PreparedFilter's, or null
+
+  // Output rows [begin, end) of the N * OH: whole images in one call,
+  // the rows of a part of an image in another (a batch-1 convolution on two
+  // threads is two calls of half the rows, each with the input rows its
+  // windows read and the padding that falls in its range).
   absl::Status Run(int64_t begin, int64_t end) const {
-    BefConv2DShape part = shape;
-    part.batch = end - begin;
-    const int64_t image_in = shape.height * shape.width * shape.in_channels;
-    const int64_t image_out = shape.out_height * shape.out_width * shape.out_channels;
+    const int64_t rows = shape.out_height;
+    while (begin < end) {
+      const int64_t image = begin / rows;
+      const int64_t first_row = begin % rows;
+      if (first_row == 0 && end - begin >= rows) {
+        const int64_t images = (end - begin) / rows;
+        BEF_RETURN_IF_ERROR(RunImages(image, images));
+        begin += images * rows;
+      } else {
+        const int64_t last_row = std::min(rows, first_row + (end - begin));
+        BEF_RETURN_IF_ERROR(RunRows(image, first_row, last_row));
+        begin += last_row - first_row;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t ImageInput() const { return shape.height * shape.width * shape.in_channels; }
+  int64_t RowOutput() const { return shape.out_width * shape.out_channels; }
+
+  absl::Status Call(const BefConv2DShape& part, const float* in, float* out) const {
     char error[512];
-    if (onednn->conv2d(&part, input + begin * image_in, filter, output + begin * image_out,
-                       error, sizeof(error)) != 0) {
+    if (onednn->conv2d(&part, in, filter, prepared_filter, out, error, sizeof(error)) != 0) {
       return absl::InternalError(error);
     }
-    if (epilogue == ConvEpilogue::kNone) return absl::OkStatus();
+    return absl::OkStatus();
+  }
+
+  absl::Status RunImages(int64_t first, int64_t count) const {
+    BefConv2DShape part = shape;
+    part.batch = count;
+    float* out = output + first * shape.out_height * RowOutput();
+    BEF_RETURN_IF_ERROR(Call(part, input + first * ImageInput(), out));
+    Finish(out, count * shape.out_height * RowOutput());
+    return absl::OkStatus();
+  }
+
+  // Rows [first_row, last_row) of one image.
+  absl::Status RunRows(int64_t image, int64_t first_row, int64_t last_row) const {
+    // Input rows [read_first, read_last) hold the windows; those outside
+    // [0, H) are this part's padding.
+    const int64_t read_first = first_row * shape.stride_height - shape.pad_top;
+    const int64_t read_last =
+        (last_row - 1) * shape.stride_height - shape.pad_top + shape.filter_height;
+    const int64_t in_first = std::max<int64_t>(read_first, 0);
+    const int64_t in_last = std::min(read_last, shape.height);
+    float* out = output + (image * shape.out_height + first_row) * RowOutput();
+    const int64_t count = (last_row - first_row) * RowOutput();
+    if (in_last <= in_first) {
+      std::fill_n(out, count, 0.0f);  // windows of padding only
+    } else {
+      BefConv2DShape part = shape;
+      part.batch = 1;
+      part.height = in_last - in_first;
+      part.out_height = last_row - first_row;
+      part.pad_top = in_first - read_first;
+      part.pad_bottom = read_last - in_last;
+      const float* in = input + image * ImageInput() + in_first * shape.width * shape.in_channels;
+      BEF_RETURN_IF_ERROR(Call(part, in, out));
+    }
+    Finish(out, count);
+    return absl::OkStatus();
+  }
+
+  // The epilogue on `count` elements written at `out`.
+  void Finish(float* out, int64_t count) const {
+    if (epilogue == ConvEpilogue::kNone) return;
     const int64_t channels = shape.out_channels;
-    float* first = output + begin * image_out;
-    float* last = output + end * image_out;
-    for (float* pixel = first; pixel < last; pixel += channels) {
+    for (float* pixel = out; pixel < out + count; pixel += channels) {
       for (int64_t c = 0; c < channels; ++c) {
         if (epilogue == ConvEpilogue::kBias) {
           pixel[c] += offset[c];
@@ -233,18 +297,19 @@ struct ConvolutionWork {
         }
       }
     }
-    return absl::OkStatus();
   }
 };
 
+// Splits the N * OH output rows over the work queue's threads, each share
+// at least kMinimumTaskWork multiply-adds.
 absl::StatusOr<AsyncValueRef<Chain>> RunConvolution(ConvolutionWork work, HostContext* host) {
-  const int64_t images = work.shape.batch;
-  const int64_t work_per_image = work.shape.out_height * work.shape.out_width *
-                                 work.shape.out_channels * work.shape.filter_height *
-                                 work.shape.filter_width * work.shape.in_channels;
-  const int64_t min_images =
-      std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_image, 1));
-  return ParallelFor(host, images, min_images,
+  const int64_t rows = work.shape.batch * work.shape.out_height;
+  const int64_t work_per_row = work.shape.out_width * work.shape.out_channels *
+                               work.shape.filter_height * work.shape.filter_width *
+                               work.shape.in_channels;
+  const int64_t min_rows =
+      std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_row, 1));
+  return ParallelFor(host, rows, min_rows,
                      [work = std::move(work)](int64_t begin, int64_t end) {
                        return work.Run(begin, end);
                      });
@@ -281,6 +346,7 @@ absl::Status BindConvolution(ConvolutionWork& work, const DenseHostTensor& input
   BEF_ASSIGN_OR_RETURN(work.output, WritableElements<float>(output, allocator));
   work.input = Elements<float>(input);
   work.filter = Elements<float>(filter);
+  work.prepared_filter = PreparedFilter(filter, work.shape, *work.onednn);
   work.input_buffer = input.buffer();
   work.filter_buffer = filter.buffer();
   work.output_buffer = output.buffer();

@@ -54,10 +54,19 @@ struct BefOneDnnApi {
                size_t error_size);
   // output = conv2d(input, filter) for `shape` (input [N, H, W, IC],
   // filter [KH, KW, IC, OC], output [N, OH, OW, OC], all dense). The
-  // filter is reordered into the layout the fastest implementation wants
-  // on every call; the primitive for a shape is made once per thread.
+  // primitive for a shape is made once per thread. The filter is
+  // reordered into the layout the fastest implementation wants on every
+  // call, unless `prepared` (from prepare_filter, or null) holds it in
+  // that layout already.
   int (*conv2d)(const BefConv2DShape* shape, const float* input, const float* filter,
-                float* output, char* error, size_t error_size);
+                const void* prepared, float* output, char* error, size_t error_size);
+  // The filter reordered once, for convolutions of `shape` and of shapes
+  // whose primitive wants the same layout (the parts of one split
+  // convolution): *prepared is set, and belongs to the caller until
+  // release_filter. Any thread may use it, several at once.
+  int (*prepare_filter)(const BefConv2DShape* shape, const float* filter, void** prepared,
+                        char* error, size_t error_size);
+  void (*release_filter)(void* prepared);
 };
 
 // The table, with a version in the name: a plugin from another build of the

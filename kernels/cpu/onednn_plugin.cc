@@ -2,8 +2,9 @@
 //
 // Each thread keeps its own primitives (one per convolution shape, made on
 // the shape's first call: oneDNN generates its code then), its own
-// scratchpad and its own buffer for the reordered filter, so calls from
-// different work-queue threads share nothing and take no lock. oneDNN
+// scratchpad and its own buffer for a filter reordered per call, so calls
+// from different work-queue threads share nothing and take no lock; a
+// prepared filter (reordered once) is only read. oneDNN
 // reports failures as exceptions (dnnl::error); they stay inside the plugin
 // and come out as messages.
 #include <omp.h>
@@ -121,18 +122,60 @@ std::unique_ptr<Convolution> MakeConvolution(const BefConv2DShape& shape,
   return convolution;
 }
 
-int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter, float* output,
-           char* error, size_t error_size) {
+// This thread's convolution of `shape`, made on first use.
+Convolution& ConvolutionOf(const BefConv2DShape& shape, ThreadState& state) {
+  std::unique_ptr<Convolution>& slot = state.convolutions[shape];
+  if (slot == nullptr) slot = MakeConvolution(shape, state.engine);
+  return *slot;
+}
+
+// A filter in the layout some primitive wants.
+struct PreparedFilter {
+  dnnl::memory::desc layout;
+  std::vector<float> data;
+};
+
+int PrepareFilter(const BefConv2DShape* shape, const float* filter, void** prepared,
+                  char* error, size_t error_size) {
   OneThread();
   try {
     ThreadState& state = State();
-    std::unique_ptr<Convolution>& slot = state.convolutions[*shape];
-    if (slot == nullptr) slot = MakeConvolution(*shape, state.engine);
-    Convolution& convolution = *slot;
+    Convolution& convolution = ConvolutionOf(*shape, state);
+    auto result = std::make_unique<PreparedFilter>();
+    result->layout = convolution.weights;
+    result->data.resize(convolution.weights.get_size() / sizeof(float) + 1);
+    dnnl::memory user_weights(convolution.user_weights, state.engine,
+                              const_cast<float*>(filter));
+    dnnl::memory weights(convolution.weights, state.engine, result->data.data());
+    if (convolution.reorder_weights) {
+      convolution.weights_reorder.execute(state.stream, user_weights, weights);
+      state.stream.wait();
+    } else {
+      std::memcpy(result->data.data(), filter, convolution.weights.get_size());
+    }
+    *prepared = result.release();
+    return 0;
+  } catch (const std::exception& failure) {
+    return Fail(error, error_size, "filter reorder", failure.what());
+  }
+}
+
+void ReleaseFilter(void* prepared) { delete static_cast<PreparedFilter*>(prepared); }
+
+int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter,
+           const void* prepared, float* output, char* error, size_t error_size) {
+  OneThread();
+  try {
+    ThreadState& state = State();
+    Convolution& convolution = ConvolutionOf(*shape, state);
     dnnl::memory user_weights(convolution.user_weights, state.engine,
                               const_cast<float*>(filter));
     dnnl::memory weights = user_weights;
-    if (convolution.reorder_weights) {
+    const auto* ready = static_cast<const PreparedFilter*>(prepared);
+    if (ready != nullptr && ready->layout == convolution.weights) {
+      weights = dnnl::memory(convolution.weights, state.engine,
+                             const_cast<float*>(ready->data.data()));
+    } else if (convolution.reorder_weights) {
       const size_t floats = convolution.weights.get_size() / sizeof(float) + 1;
       if (state.weights.size() < floats) state.weights.resize(floats);
       weights = dnnl::memory(convolution.weights, state.engine, state.weights.data());
@@ -160,7 +203,7 @@ int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter,
   }
 }
 
-const BefOneDnnApi kApi = {&Sgemm, &Conv2D};
+const BefOneDnnApi kApi = {&Sgemm, &Conv2D, &PrepareFilter, &ReleaseFilter};
 
 }  // namespace
 

@@ -64,10 +64,11 @@ RCReference<HostBuffer> HostBuffer::Slice(RCReference<HostBuffer> parent,
 }
 
 RCReference<HostBuffer> HostBuffer::View(const void* data, size_t size,
-                                         std::shared_ptr<const void> owner) {
+                                         std::shared_ptr<const void> owner, bool constant) {
   auto* buffer = new HostBuffer(Kind::kView, const_cast<void*>(data), size,
                                 /*read_only=*/true);
   buffer->owner_ = std::move(owner);
+  buffer->constant_ = constant;
   return TakeRef(buffer);
 }
 
@@ -95,7 +96,8 @@ absl::StatusOr<DenseHostTensor> DenseHostTensor::FromDenseAttribute(
   if (owner != nullptr && representable && aligned &&
       attribute.data_size() >= size) {
     return DenseHostTensor(dtype, std::move(shape),
-                           HostBuffer::View(attribute.data(), size, std::move(owner)));
+                           HostBuffer::View(attribute.data(), size, std::move(owner),
+                                            /*constant=*/true));
   }
   RCReference<HostBuffer> buffer = AllocateBuffer(allocator, dtype, shape);
   if (!buffer) return absl::InternalError("Cannot allocate tensor");

@@ -121,6 +121,30 @@ func.func @max_pool_and_zero_padding() {
 // CHECK-NEXT: shape = [1, 3, 3, 1], values = [5.000000e+00, 6.000000e+00, 6.000000e+00, 8.000000e+00, 9.000000e+00, 9.000000e+00, 8.000000e+00, 9.000000e+00, 9.000000e+00]
 // CHECK-NEXT: shape = [1, 3, 1, 1], values = [0.000000e+00, 7.000000e+00, 0.000000e+00]
 
+// A filter from a dense attribute (constant: reordered once and kept,
+// kernels/cpu/prepared_filters.h), used by two convolutions: the second
+// finds it prepared. filter [[1, 0], [0, 1]]: out[i, j] = in[i, j] +
+// in[i + 1, j + 1] = [6, 8, 12, 14]; the second adds bias 10.
+// CHECK-LABEL: --- Running 'conv_constant_filter':
+func.func @conv_constant_filter() {
+  %c0 = tfrt.new.chain
+  %x = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 1 : i64]
+  %c1 = "tfrt_dht.set_tensor_with_constant_values.f32"(%x, %c0)
+      {values = [1.0 : f32, 2.0 : f32, 3.0 : f32, 4.0 : f32, 5.0 : f32, 6.0 : f32, 7.0 : f32, 8.0 : f32, 9.0 : f32]} : (!tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %filter = "tfrt_test.const_dense_attr"() {value = dense<[[[[1.0]], [[0.0]]], [[[0.0]], [[1.0]]]]> : tensor<2x2x1x1xf32>} : () -> !tfrt_tensor.tensor
+  %bias = "tfrt_test.const_dense_attr"() {value = dense<[10.0]> : tensor<1xf32>} : () -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 2 : i64, 2 : i64, 1 : i64]
+  %c2 = "eigen.conv2d.f32"(%x, %filter, %out, %c1) {padding = "valid", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %c3 = tfrt_dht.print_tensor %out, %c2
+  %c4 = "eigen.conv2d.bias.f32"(%x, %filter, %bias, %out, %c3) {padding = "valid", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %c5 = tfrt_dht.print_tensor %out, %c4
+  tfrt.return
+}
+// CHECK-NEXT: shape = [1, 2, 2, 1], values = [6.000000e+00, 8.000000e+00, 1.200000e+01, 1.400000e+01]
+// CHECK-NEXT: shape = [1, 2, 2, 1], values = [1.600000e+01, 1.800000e+01, 2.200000e+01, 2.400000e+01]
+
 // CHECK-LABEL: --- Running 'conv_errors':
 func.func @conv_errors() {
   %c0 = tfrt.new.chain

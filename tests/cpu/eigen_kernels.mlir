@@ -171,6 +171,49 @@ func.func @conv_four_images() {
 }
 // CHECK-NEXT: int1 = 1
 
+// One image (on mstd:2: two calls of 8 rows each, padding top in one and
+// bottom in the other) and three (a share of 1.5 images: whole images
+// and rows of one, stride 2).
+// CHECK-LABEL: --- Running 'conv_one_image_by_rows':
+func.func @conv_one_image_by_rows() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 34
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 21
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 35
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 16 : i64, 16 : i64, 8 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_three_images_stride_2':
+func.func @conv_three_images_stride_2() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 36
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 21
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %expected_index = tfrt.constant.i32 37
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [3 : i64, 17 : i64, 8 : i64, 8 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [2 : i64, 2 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
 // CHECK-LABEL: --- Running 'matmul_rows':
 func.func @matmul_rows() {
   %c0 = tfrt.new.chain

@@ -115,9 +115,13 @@ class HostBuffer {
   static RCReference<HostBuffer> Slice(RCReference<HostBuffer> parent,
                                        size_t offset, size_t size);
   // A read-only view of `size` bytes at `data`, which stay valid while
-  // `owner` lives; the view holds `owner`.
+  // `owner` lives; the view holds `owner`. `constant`: the bytes also never
+  // change while `owner` lives (a dense attribute in a BEF image the
+  // runtime mapped or copied; not an embedder's array, which its owner may
+  // write between runs).
   static RCReference<HostBuffer> View(const void* data, size_t size,
-                                      std::shared_ptr<const void> owner);
+                                      std::shared_ptr<const void> owner,
+                                      bool constant = false);
 
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
@@ -126,6 +130,16 @@ class HostBuffer {
   void* data() const { return data_; }
   size_t size() const { return size_; }
   bool read_only() const { return read_only_; }
+  // For a constant view (or a slice of one): the owner whose life keeps the
+  // bytes valid and unchanged. Something derived from the bytes once (a
+  // convolution filter reordered for a library) may be kept under the data
+  // pointer while a std::weak_ptr of this owner has not expired: the same
+  // pointer then means the same bytes. Null for every other buffer.
+  const std::shared_ptr<const void>* constant_owner() const {
+    if (kind_ == Kind::kView) return constant_ ? &owner_ : nullptr;
+    if (kind_ == Kind::kSlice) return parent_->constant_owner();
+    return nullptr;
+  }
 
   // ---- Reference counting (RCReference<HostBuffer>).
   void AddRef() { ref_count_.fetch_add(1, std::memory_order_relaxed); }
@@ -145,6 +159,7 @@ class HostBuffer {
   std::atomic<uint32_t> ref_count_{1};
   Kind kind_;
   bool read_only_;
+  bool constant_ = false;  // view: View's `constant`
   void* data_;
   size_t size_;
   HostAllocator* allocator_ = nullptr;  // owned: where the block came from

@@ -128,6 +128,8 @@ def build():
     big_x = ints((4, 16, 16, 8))
     big_f = ints((3, 3, 8, 8))
     dy = ints((2, 4, 5, 4))
+    one_x = ints((1, 16, 16, 8))
+    three_x = ints((3, 33, 16, 8))
     bn_dy = ints((2, 3, 4, 5))
     bn_x = ints((2, 3, 4, 5), -9, 9)
     gamma = ints((5,), 1, 4)
@@ -153,6 +155,8 @@ def build():
         conv2d_grad_input(dy, f2, x.shape, (2, 2), "same"),   # 25
         bn_dy, bn_x, gamma, bn_mean, bn_variance,       # 26-30
         *batch_norm_grad(bn_dy, bn_x, gamma, bn_mean, bn_variance, 0.5),  # 31-33
+        one_x, conv2d(one_x, big_f, (1, 1), "same"),    # 34-35
+        three_x, conv2d(three_x, big_f, (2, 2), "same"),  # 36-37
     ]
 
 

@@ -1,0 +1,100 @@
+#include "kernels/cpu/prepared_filters.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+
+namespace bef::cpu_kernels {
+namespace {
+
+struct Key {
+  const void* data;
+  BefConv2DShape shape;
+
+  friend bool operator==(const Key& a, const Key& b) {
+    return a.data == b.data && std::memcmp(&a.shape, &b.shape, sizeof(a.shape)) == 0;
+  }
+  template <typename H>
+  friend H AbslHashValue(H state, const Key& key) {
+    return H::combine(H::combine_contiguous(std::move(state),
+                                            reinterpret_cast<const int64_t*>(&key.shape),
+                                            sizeof(key.shape) / sizeof(int64_t)),
+                      key.data);
+  }
+};
+
+struct Entry {
+  std::weak_ptr<const void> owner;
+  void* prepared = nullptr;
+  int64_t bytes = 0;
+};
+
+struct Cache {
+  std::mutex mutex;
+  absl::flat_hash_map<Key, Entry, absl::Hash<Key>> entries;
+  int64_t bytes = 0;
+  const BefOneDnnApi* onednn = nullptr;
+
+  // Drops every entry whose image is gone. REQUIRES: mutex held.
+  void DropStale() {
+    for (auto it = entries.begin(); it != entries.end();) {
+      if (it->second.owner.expired()) {
+        onednn->release_filter(it->second.prepared);
+        bytes -= it->second.bytes;
+        entries.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+};
+
+Cache& TheCache() {
+  static Cache* cache = new Cache;  // never destroyed: used until exit
+  return *cache;
+}
+
+}  // namespace
+
+const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& shape,
+                           const BefOneDnnApi& onednn) {
+  const std::shared_ptr<const void>* owner =
+      filter.buffer() ? filter.buffer()->constant_owner() : nullptr;
+  if (owner == nullptr || *owner == nullptr) return nullptr;
+  const Key key{filter.data(), shape};
+  const int64_t bytes = static_cast<int64_t>(filter.DataSize());
+  Cache& cache = TheCache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.onednn = &onednn;
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end()) {
+      if (!it->second.owner.expired()) return it->second.prepared;
+      onednn.release_filter(it->second.prepared);  // an earlier image's
+      cache.bytes -= it->second.bytes;
+      cache.entries.erase(it);
+    }
+    if (cache.bytes + bytes > kCapacityBytes) cache.DropStale();
+    if (cache.bytes + bytes > kCapacityBytes) return nullptr;
+  }
+  void* prepared = nullptr;
+  char error[512];
+  if (onednn.prepare_filter(&shape, static_cast<const float*>(filter.data()), &prepared, error,
+                            sizeof(error)) != 0) {
+    return nullptr;  // the call reorders it then, and reports a real failure
+  }
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto [it, inserted] = cache.entries.try_emplace(key, Entry{*owner, prepared, bytes});
+  if (!inserted) {
+    onednn.release_filter(prepared);  // another thread prepared it first
+  } else {
+    cache.bytes += bytes;
+  }
+  return it->second.prepared;
+}
+
+}  // namespace bef::cpu_kernels

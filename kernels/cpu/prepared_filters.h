@@ -1,0 +1,39 @@
+// Convolution filters reordered once: a model's weights are put into the
+// layout oneDNN's convolution wants on their first use, not on every call
+// (for a batch-1 ResNet layer the reorder costs about as much as the
+// convolution).
+//
+// Only filters whose bytes cannot change are kept: a dense attribute of a
+// BEF image (HostBuffer::constant_owner). An entry is keyed by the filter's
+// data pointer and the convolution's shape and watches the image's owner
+// through a std::weak_ptr: once the program is unloaded the entry is stale
+// (the same address may hold other bytes later) and is replaced or
+// dropped; the cache never keeps an image alive. A filter that tensors may
+// write (from a BTF file, a kernel, an embedder's array) is reordered per
+// call.
+//
+// Bounded: at most kCapacityBytes of reordered filters; when full, stale
+// entries are dropped, and a filter that still does not fit is reordered
+// per call. One lock, taken once per convolution (work of microseconds to
+// milliseconds) and never while reordering.
+#ifndef BEF_KERNELS_CPU_PREPARED_FILTERS_H_
+#define BEF_KERNELS_CPU_PREPARED_FILTERS_H_
+
+#include <cstdint>
+
+#include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/onednn_api.h"
+
+namespace bef::cpu_kernels {
+
+inline constexpr int64_t kCapacityBytes = int64_t{1} << 30;
+
+// The prepared form of `filter` for convolutions of `shape` (made now if
+// the filter is constant and there is room), or null: reorder per call.
+// A non-null result stays valid while `filter`'s buffer lives.
+const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& shape,
+                           const BefOneDnnApi& onednn);
+
+}  // namespace bef::cpu_kernels
+
+#endif  // BEF_KERNELS_CPU_PREPARED_FILTERS_H_
