@@ -237,6 +237,9 @@ int main(int argc, char** argv) {
       {1, 224, 3, 7, 2, 64, "conv1"},   {1, 56, 64, 3, 1, 64, "layer1"},
       {1, 28, 128, 3, 1, 128, "layer2"}, {1, 14, 256, 3, 1, 256, "layer3"},
       {1, 7, 512, 3, 1, 512, "layer4"},  {1, 56, 64, 1, 2, 128, "layer2 down 1x1"},
+      {8, 224, 3, 7, 2, 64, "conv1"},   {8, 56, 64, 3, 1, 64, "layer1"},
+      {8, 28, 128, 3, 1, 128, "layer2"}, {8, 14, 256, 3, 1, 256, "layer3"},
+      {8, 7, 512, 3, 1, 512, "layer4"},  {8, 56, 64, 1, 2, 128, "layer2 down 1x1"},
   };
   for (const Conv& c : convs) BenchmarkConv(c, rounds, generator);
   return 0;

@@ -12,6 +12,13 @@ for header in /usr/include/eigen3/Eigen/Core /usr/include/x86_64-linux-gnu/cblas
     exit 1
   fi
 done
+# BUILD_ONLY=PATH: only build the binary there (benchmarks/compute/kernels.py
+# runs it between its own rounds).
+if [ -n "${BUILD_ONLY:-}" ]; then
+  g++ -std=c++20 -O3 -march=native -DNDEBUG -I/usr/include/eigen3 libraries.cc -o "$BUILD_ONLY" \
+    -lopenblas -ldnnl -lXNNPACK
+  exit 0
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 g++ -std=c++20 -O3 -march=native -DNDEBUG -I/usr/include/eigen3 libraries.cc -o "$out/libraries" \

@@ -63,9 +63,12 @@ using cpu_kernels::WritableElements;
 using cpu_kernels::ZeroPad;
 
 // The smallest share of a matrix product or convolution worth a task of
-// its own, in multiply-adds (a task handed to another thread costs about a
-// microsecond here: docs/performance.md "Two threads and one cache line").
-constexpr int64_t kMinimumTaskWork = int64_t{1} << 16;
+// its own, in multiply-adds: about 5-20 us of compute. Waking the other
+// work-queue thread costs several microseconds on this VM, so a batch-1
+// MLP layer (0.4M multiply-adds, 19 us) split in two ran slower on mstd:2
+// than whole on one thread (docs/performance.md "Our kernels against
+// oneDNN's own call").
+constexpr int64_t kMinimumTaskWork = int64_t{1} << 20;
 
 // A tensor operand: f32 and of `rank` (0: any rank).
 absl::Status CheckTensor(const DenseHostTensor& tensor, std::string_view kernel,
@@ -471,7 +474,8 @@ absl::Status CheckMatMulShapes(const DenseHostTensor& a, const DenseHostTensor& 
         absl::StrCat("MatMul input tensors inner dimension mismatch: ", FixedShapeText(a.shape()),
                      " vs. ", FixedShapeText(b.shape())));
   }
-  if (c.shape().dims() != std::vector<int64_t>{left[0], right[1]}) {
+  const std::vector<int64_t>& out = c.shape().dims();
+  if (out[0] != left[0] || out[1] != right[1]) {
     return absl::InvalidArgumentError(absl::StrCat(
         "MatMul output shape ", FixedShapeText(c.shape()),
         " does not match product shape of inputs: ", FixedShapeText(a.shape()), " * ",

@@ -5,8 +5,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "absl/strings/str_cat.h"
+#include <algorithm>
 #include <mutex>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "bef/support/logging.h"
 #include "bef/support/string_view.h"
 
@@ -15,11 +19,58 @@ namespace {
 
 class MallocAllocator : public HostAllocator {
  public:
+  explicit MallocAllocator(size_t max_kept_bytes) : max_kept_bytes_(max_kept_bytes) {}
+  ~MallocAllocator() override {
+    for (auto& [size, blocks] : kept_) {
+      for (void* block : blocks) std::free(block);
+    }
+  }
+
   void* AllocateBytes(size_t size, size_t alignment) override {
+    if (size >= kLargeBlock) return AllocateLarge(size, alignment);
     if (alignment <= alignof(std::max_align_t)) return std::malloc(size ? size : 1);
     return std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
   }
-  void DeallocateBytes(void* pointer, size_t) override { std::free(pointer); }
+  void DeallocateBytes(void* pointer, size_t size) override {
+    if (size >= kLargeBlock && pointer != nullptr) {
+      const size_t rounded = RoundToPages(size);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (kept_bytes_ + rounded <= max_kept_bytes_) {
+        kept_[rounded].push_back(pointer);
+        kept_bytes_ += rounded;
+        return;
+      }
+    }
+    std::free(pointer);
+  }
+
+ private:
+  static size_t RoundToPages(size_t size) { return (size + kPage - 1) / kPage * kPage; }
+
+  // Page-aligned, a whole number of pages: a kept block serves any later
+  // request of its page count with alignment up to a page.
+  void* AllocateLarge(size_t size, size_t alignment) {
+    const size_t rounded = RoundToPages(size);
+    if (alignment <= kPage) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = kept_.find(rounded);
+      if (it != kept_.end() && !it->second.empty()) {
+        void* block = it->second.back();
+        it->second.pop_back();
+        kept_bytes_ -= rounded;
+        return block;
+      }
+    }
+    const size_t block_alignment = std::max(alignment, kPage);
+    return std::aligned_alloc(block_alignment,
+                              (rounded + block_alignment - 1) / block_alignment * block_alignment);
+  }
+
+  static constexpr size_t kPage = 4096;
+  const size_t max_kept_bytes_;
+  std::mutex mutex_;
+  absl::flat_hash_map<size_t, std::vector<void*>> kept_;  // page count -> blocks
+  size_t kept_bytes_ = 0;
 };
 
 class ProfiledAllocator : public HostAllocator {
@@ -136,8 +187,8 @@ class FixedSizeAllocator : public HostAllocator {
 
 }  // namespace
 
-std::unique_ptr<HostAllocator> CreateMallocAllocator() {
-  return std::make_unique<MallocAllocator>();
+std::unique_ptr<HostAllocator> CreateMallocAllocator(size_t max_kept_bytes) {
+  return std::make_unique<MallocAllocator>(max_kept_bytes);
 }
 
 std::unique_ptr<HostAllocator> CreateProfiledAllocator(
@@ -157,15 +208,15 @@ std::unique_ptr<HostAllocator> CreateFixedSizeAllocator(
 
 absl::StatusOr<std::unique_ptr<HostAllocator>> CreateHostAllocator(
     std::string_view type) {
-  if (type == "malloc") return CreateMallocAllocator();
+  if (type == "malloc") return CreateMallocAllocator(kMaxKeptBytes);
   if (type == "profiled_allocator") {
-    return CreateProfiledAllocator(CreateMallocAllocator());
+    return CreateProfiledAllocator(CreateMallocAllocator(kMaxKeptBytes));
   }
   if (type == "leak_check_allocator") {
-    return CreateLeakCheckAllocator(CreateMallocAllocator());
+    return CreateLeakCheckAllocator(CreateMallocAllocator(kMaxKeptBytes));
   }
   if (type == "test_fixed_size_1k") {
-    return CreateFixedSizeAllocator(CreateMallocAllocator(), 1024);
+    return CreateFixedSizeAllocator(CreateMallocAllocator(kMaxKeptBytes), 1024);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown host allocator type '", ToAbsl(type), "'"));

@@ -32,6 +32,36 @@ TEST(HostAllocatorTest, MallocHonoursAlignment) {
   allocator->Delete(value);
 }
 
+// A freed large block serves the next request of its page count (a model's
+// tensors of every run reuse the first run's pages); other sizes, larger
+// alignments and blocks past the bound get their own.
+TEST(HostAllocatorTest, MallocKeepsLargeBlocksForTheSameSize) {
+  std::unique_ptr<HostAllocator> allocator = CreateMallocAllocator(/*max_kept_bytes=*/1 << 20);
+  void* first = allocator->AllocateBytes(kLargeBlock + 100, 64);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 4096, 0u);
+  static_cast<char*>(first)[kLargeBlock + 99] = 1;
+  allocator->DeallocateBytes(first, kLargeBlock + 100);
+  void* again = allocator->AllocateBytes(kLargeBlock + 200, 16);  // the same page count
+  EXPECT_EQ(again, first);
+  void* other = allocator->AllocateBytes(kLargeBlock + 8192, 64);  // two pages more
+  EXPECT_NE(other, first);
+  allocator->DeallocateBytes(again, kLargeBlock + 200);
+  void* aligned = allocator->AllocateBytes(kLargeBlock + 100, 8192);
+  EXPECT_NE(aligned, first);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 8192, 0u);
+  allocator->DeallocateBytes(aligned, kLargeBlock + 100);
+  allocator->DeallocateBytes(other, kLargeBlock + 8192);
+  // 2 MiB does not fit a 1 MiB bound: freed at once, so a second one is
+  // another block (malloc may hand back the same address; only the kept
+  // blocks are checked here).
+  void* big = allocator->AllocateBytes(size_t{2} << 20, 64);
+  allocator->DeallocateBytes(big, size_t{2} << 20);
+  void* small_again = allocator->AllocateBytes(kLargeBlock + 100, 64);
+  EXPECT_TRUE(small_again == first || small_again == aligned);
+  allocator->DeallocateBytes(small_again, kLargeBlock + 100);
+}
+
 TEST(HostAllocatorTest, ProfiledAllocatorPrintsItsProfile) {
   ::testing::internal::CaptureStdout();
   {

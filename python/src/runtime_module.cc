@@ -90,7 +90,7 @@ HostContext* HostFor(const std::string& work_queue) {
   }
   // Errors reach Python through the results (with their locations); the
   // diagnostic stream is not needed.
-  auto* host = new HostContext([](const DecodedDiagnostic&) {}, CreateMallocAllocator(),
+  auto* host = new HostContext([](const DecodedDiagnostic&) {}, CreateMallocAllocator(kMaxKeptBytes),
                                std::move(*queue));
   RegisterStaticKernels(&host->kernel_registry());
   RegisterStaticNativeFunctions(&host->native_functions());

@@ -1,7 +1,10 @@
 // HostAllocator: where kernels and the runtime get host memory, chosen per
 // HostContext (bef_executor --host_allocator_type).
 //
-//   malloc                aligned malloc/free
+//   malloc                aligned malloc/free (here keeping freed blocks
+//                         of kLargeBlock bytes or more, up to
+//                         kMaxKeptBytes, for the next request of the same
+//                         page count: see CreateMallocAllocator)
 //   profiled_allocator    counts allocations and bytes; prints the profile
 //                         when destroyed
 //   leak_check_allocator  (the default) prints nothing unless bytes are still
@@ -57,7 +60,20 @@ class HostAllocator {
   }
 };
 
-std::unique_ptr<HostAllocator> CreateMallocAllocator();
+// Large blocks: a model allocates the same tensors on every run, and a
+// block malloc returns to the system comes back as fresh pages, each
+// faulted in on first write (microseconds a page on a VM). With
+// `max_kept_bytes` > 0, freed blocks of kLargeBlock bytes or more are kept,
+// up to that many bytes, and given to the next request of the same page
+// count; they go back to malloc when the allocator is destroyed, and a
+// block past the bound is freed at once. The lock is taken only for such
+// blocks (whose first touch alone costs far more). 0 (the default) keeps
+// nothing: a server whose clients choose tensor sizes must give their
+// memory back (bef_serve does). bef_executor and the Python package keep
+// up to kMaxKeptBytes.
+inline constexpr size_t kLargeBlock = size_t{128} << 10;
+inline constexpr size_t kMaxKeptBytes = size_t{1} << 30;
+std::unique_ptr<HostAllocator> CreateMallocAllocator(size_t max_kept_bytes = 0);
 std::unique_ptr<HostAllocator> CreateProfiledAllocator(
     std::unique_ptr<HostAllocator> allocator);
 std::unique_ptr<HostAllocator> CreateLeakCheckAllocator(
@@ -65,7 +81,8 @@ std::unique_ptr<HostAllocator> CreateLeakCheckAllocator(
 std::unique_ptr<HostAllocator> CreateFixedSizeAllocator(
     std::unique_ptr<HostAllocator> allocator, size_t capacity = 1024);
 
-// One of the four names above; InvalidArgument otherwise.
+// One of the four names above (on a malloc allocator keeping up to
+// kMaxKeptBytes); InvalidArgument otherwise.
 absl::StatusOr<std::unique_ptr<HostAllocator>> CreateHostAllocator(
     std::string_view type);
 
