@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "bef/host/work_queue.h"
 #include "bef/support/logging.h"
+#include "bef/support/plugin_library.h"
 #include "lib/host/tbb_arena.h"
 
 namespace bef::tools {
@@ -42,28 +42,16 @@ const BefTbbArenaApi* LoadPlugin() {
   static const BefTbbArenaApi* table = nullptr;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::vector<std::string> failures;
-    for (const std::string& candidate : PluginCandidates()) {
-      void* library = dlopen(candidate.c_str(), RTLD_LAZY | RTLD_LOCAL);
-      if (library == nullptr) {
-        const char* error = dlerror();
-        failures.push_back(error ? error : candidate);
-        continue;
-      }
+    absl::StatusOr<void*> entry = LoadPluginEntry(PluginCandidates(), "BefTbbArenaApiV1");
+    if (entry.ok()) {
       using Entry = const BefTbbArenaApi* (*)();
-      auto entry = reinterpret_cast<Entry>(dlsym(library, "BefTbbArenaApiV1"));
-      if (entry == nullptr) {
-        failures.push_back(absl::StrCat(candidate, ": no BefTbbArenaApiV1"));
-        dlclose(library);
-        continue;
-      }
-      table = entry();
+      table = reinterpret_cast<Entry>(*entry)();
       return;
     }
     LogLine(LogSeverity::kError, "tbb_arena_plugin.cc", __LINE__,
             absl::StrCat("cannot load ", kPluginName,
-                         " (set BEF_TBB_ARENA_LIBRARY to its path); tried: ",
-                         absl::StrJoin(failures, "; ")));
+                         " (set BEF_TBB_ARENA_LIBRARY to its path); ",
+                         entry.status().message()));
   });
   return table;
 }

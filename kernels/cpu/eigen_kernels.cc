@@ -49,6 +49,7 @@
 namespace bef {
 namespace {
 
+using cpu_kernels::CheckF32;
 using cpu_kernels::Count;
 using cpu_kernels::DerivedDimension;
 using cpu_kernels::Elements;
@@ -69,18 +70,6 @@ using cpu_kernels::ZeroPad;
 // than whole on one thread (docs/performance.md "Our kernels against
 // oneDNN's own call").
 constexpr int64_t kMinimumTaskWork = int64_t{1} << 20;
-
-// A tensor operand: f32 and of `rank` (0: any rank).
-absl::Status CheckTensor(const DenseHostTensor& tensor, std::string_view kernel,
-                         std::string_view operand, size_t rank) {
-  BEF_RETURN_IF_ERROR(tensor.CheckDType(DType::kF32, kernel));
-  if (rank != 0 && tensor.shape().rank() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ToAbsl(kernel), ": the ", ToAbsl(operand), " has shape ", tensor.shape().ToString(),
-        ", the kernel takes a rank-", rank, " tensor"));
-  }
-  return absl::OkStatus();
-}
 
 // TFRT prints the 64-bit numbers of its printf-style messages with `%d`:
 // their low 32 bits as a signed int.
@@ -148,8 +137,8 @@ absl::StatusOr<BefConv2DShape> ConvParameters(const DenseHostTensor& input,
                                               std::string_view padding,
                                               std::span<const int64_t> strides,
                                               std::string_view kernel) {
-  BEF_RETURN_IF_ERROR(CheckTensor(input, kernel, "input", 4));
-  BEF_RETURN_IF_ERROR(CheckTensor(filter, kernel, "filter", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(input, kernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(filter, kernel, "filter", 4));
   if (strides.size() != 2) return absl::InvalidArgumentError("strides should have 2 elements");
   BEF_ASSIGN_OR_RETURN(ConvPadding kind, ParseConvPadding(padding));
   const std::vector<int64_t>& in = input.shape().dims();
@@ -187,7 +176,7 @@ std::vector<int64_t> OutputDims(const BefConv2DShape& shape) {
 // "Dimensions does not match: NAME is COUNT and output channels size is OC".
 absl::Status CheckChannelVector(const DenseHostTensor& vector, std::string_view name,
                                 int64_t channels, std::string_view kernel) {
-  BEF_RETURN_IF_ERROR(CheckTensor(vector, kernel, name, 0));
+  BEF_RETURN_IF_ERROR(CheckF32(vector, kernel, name, 0));
   if (vector.NumElements() != channels) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Dimensions does not match: ", ToAbsl(name), " is ", AsPrinted(vector.NumElements()),
@@ -328,7 +317,7 @@ absl::StatusOr<ConvolutionWork> PrepareConvolution(const DenseHostTensor& input,
                                                    std::string_view kernel) {
   BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
                        ConvParameters(input, filter, padding, strides, kernel));
-  BEF_RETURN_IF_ERROR(CheckTensor(output, kernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(output, kernel, "output", 0));
   const std::vector<int64_t> expected = OutputDims(shape);
   if (output.shape().dims() != expected) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -586,10 +575,10 @@ absl::StatusOr<Chain> BatchNorm(Argument<DenseHostTensor> x, Argument<DenseHostT
                                 Argument<DenseHostTensor> variance, Argument<Chain>,
                                 Attribute<float> epsilon, HostAllocator* allocator) {
   constexpr std::string_view kKernel = "eigen.batch_norm.f32";
-  BEF_RETURN_IF_ERROR(CheckTensor(*x, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*x, kKernel, "input", 4));
   const int64_t channels = x->shape().dims()[3];
   for (const DenseHostTensor* vector : {&*scale, &*bias, &*mean, &*variance}) {
-    BEF_RETURN_IF_ERROR(CheckTensor(*vector, kKernel, "parameter", 0));
+    BEF_RETURN_IF_ERROR(CheckF32(*vector, kKernel, "parameter", 0));
     if (vector->NumElements() != channels) {
       return absl::InvalidArgumentError("parameter does not match the input channel number");
     }
@@ -623,8 +612,8 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> inpu
                                                   ArrayAttribute<int64_t> strides,
                                                   HostContext* host) {
   constexpr std::string_view kKernel = "eigen.max_pooling_2d.f32";
-  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
-  BEF_RETURN_IF_ERROR(CheckTensor(*output, kKernel, "output", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
   if (strides.size() != 2) return absl::InvalidArgumentError("strides should have 2 elements");
   if (pool_size.size() != 2) return absl::InvalidArgumentError("ksize should have 2 elements");
   const std::string_view kind = *padding;
@@ -688,14 +677,8 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> inpu
 absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
                                   Argument<DenseHostTensor> output, Argument<Chain>,
                                   ArrayAttribute<int64_t> padding, HostAllocator* allocator) {
-  constexpr std::string_view kKernel = "eigen.zero_padding.f32";
-  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
-  BEF_RETURN_IF_ERROR(CheckTensor(*output, kKernel, "output", 4));
-  if (padding.size() != 2) {
-    return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
-  }
-  BEF_RETURN_IF_ERROR(ZeroPad(*input, *output, static_cast<int32_t>(padding[0]),
-                              static_cast<int32_t>(padding[1]), kKernel, allocator));
+  BEF_RETURN_IF_ERROR(
+      ZeroPad(*input, *output, padding.data(), "eigen.zero_padding.f32", allocator));
   return Chain();
 }
 
@@ -723,9 +706,9 @@ absl::StatusOr<std::tuple<Chain, Chain, Chain>> BatchNormGrad(
     Argument<DenseHostTensor> gamma_grad, Argument<DenseHostTensor> beta_grad,
     Attribute<float> epsilon, HostAllocator* allocator) {
   constexpr std::string_view kKernel = "eigen.batch_norm.grad.f32";
-  BEF_RETURN_IF_ERROR(CheckTensor(*output_grad, kKernel, "output gradient", 4));
-  BEF_RETURN_IF_ERROR(CheckTensor(*input, kKernel, "input", 4));
-  BEF_RETURN_IF_ERROR(CheckTensor(*input_grad, kKernel, "input gradient", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*output_grad, kKernel, "output gradient", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(*input_grad, kKernel, "input gradient", 4));
   BEF_RETURN_IF_ERROR(ShapesMatch(output_grad->shape(), "output_grad shape",
                                   input_grad->shape(), "input_grad shape"));
   BEF_RETURN_IF_ERROR(
@@ -737,7 +720,7 @@ absl::StatusOr<std::tuple<Chain, Chain, Chain>> BatchNormGrad(
       {&*variance, "variance shape"},     {&*gamma_grad, "gamma_grad shape"},
       {&*beta_grad, "beta_grad shape"}};
   for (const auto& [vector, name] : vectors) {
-    BEF_RETURN_IF_ERROR(CheckTensor(*vector, kKernel, name, 0));
+    BEF_RETURN_IF_ERROR(CheckF32(*vector, kKernel, name, 0));
     BEF_RETURN_IF_ERROR(
         ShapesMatch(channel_shape, "channels dimension size", vector->shape(), name));
   }
@@ -788,7 +771,7 @@ absl::StatusOr<BefConv2DShape> GradientParameters(const DenseHostTensor& output_
                                                   std::string_view kernel) {
   BEF_ASSIGN_OR_RETURN(BefConv2DShape shape,
                        ConvParameters(input, filter, padding, strides, kernel));
-  BEF_RETURN_IF_ERROR(CheckTensor(output_grad, kernel, "output gradient", 0));
+  BEF_RETURN_IF_ERROR(CheckF32(output_grad, kernel, "output gradient", 0));
   const std::vector<int64_t> expected = OutputDims(shape);
   if (output_grad.shape().dims() != expected) {
     return absl::InvalidArgumentError(absl::StrCat(

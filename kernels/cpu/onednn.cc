@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "bef/support/plugin_library.h"
 
 namespace bef::cpu_kernels {
 namespace {
@@ -56,27 +56,14 @@ std::vector<std::string> Candidates() {
 }
 
 absl::StatusOr<const BefOneDnnApi*> Load() {
-  std::vector<std::string> failures;
-  for (const std::string& candidate : Candidates()) {
-    void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      const char* error = dlerror();
-      failures.push_back(error != nullptr ? error : candidate);
-      continue;
-    }
-    using Entry = const BefOneDnnApi* (*)();
-    auto entry = reinterpret_cast<Entry>(dlsym(library, "BefOneDnnApiV1"));
-    if (entry == nullptr) {
-      failures.push_back(absl::StrCat(candidate, ": no BefOneDnnApiV1"));
-      dlclose(library);
-      continue;
-    }
-    return entry();
+  absl::StatusOr<void*> entry = LoadPluginEntry(Candidates(), "BefOneDnnApiV1");
+  if (!entry.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load ", kPluginName, ", the oneDNN plugin of the CPU kernels (apt-get install "
+        "libdnnl2; set BEF_ONEDNN_LIBRARY to the plugin's path); ", entry.status().message()));
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "cannot load ", kPluginName, ", the oneDNN plugin of the CPU kernels (apt-get install "
-      "libdnnl2; set BEF_ONEDNN_LIBRARY to the plugin's path); tried: ",
-      absl::StrJoin(failures, "; ")));
+  using Entry = const BefOneDnnApi* (*)();
+  return reinterpret_cast<Entry>(*entry)();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -94,14 +95,22 @@ inline void MaxPoolPositions(const MaxPoolGeometry& g, const float* input, float
   }
 }
 
-// output = input [N, H, W, C] with `pad_rows` zero rows above and below and
-// `pad_columns` zero columns left and right, when output has TFRT's
-// expected shape; else "ZeroPadding output shape <output> does not match
-// the expected output shape <expected>" (fixed shapes). Both kernels read
-// their padding as 32-bit values.
-inline absl::Status ZeroPad(const DenseHostTensor& input, DenseHostTensor& output,
-                            int32_t pad_rows, int32_t pad_columns, std::string_view kernel,
-                            HostAllocator* allocator) {
+// The two zero-padding kernels: output = input [N, H, W, C] with PH zero
+// rows above and below and PW zero columns left and right, `padding` = [PH,
+// PW] (i32 or i64; both kernels read each value as 32 bits), when output
+// has TFRT's expected shape; else "ZeroPadding output shape <output> does
+// not match the expected output shape <expected>" (fixed shapes).
+template <typename T>
+absl::Status ZeroPad(const DenseHostTensor& input, DenseHostTensor& output,
+                     std::span<const T> padding, std::string_view kernel,
+                     HostAllocator* allocator) {
+  BEF_RETURN_IF_ERROR(CheckF32(input, kernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(output, kernel, "output", 4));
+  if (padding.size() != 2) {
+    return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
+  }
+  const int32_t pad_rows = static_cast<int32_t>(padding[0]);
+  const int32_t pad_columns = static_cast<int32_t>(padding[1]);
   const std::vector<int64_t>& in = input.shape().dims();
   BEF_ASSIGN_OR_RETURN(int64_t out_height,
                        DerivedDimension(static_cast<__int128>(in[1]) + 2 * int64_t{pad_rows},

@@ -42,6 +42,7 @@
 namespace bef {
 namespace {
 
+using cpu_kernels::CheckF32;
 using cpu_kernels::Count;
 using cpu_kernels::Elements;
 using cpu_kernels::MaxPoolGeometry;
@@ -52,19 +53,6 @@ using cpu_kernels::ZeroPad;
 using cpu_kernels::FixedShapeText;
 using cpu_kernels::SameShapes;
 using cpu_kernels::WritableElements;
-
-// The checks TFRT leaves to debug builds: the tensor holds f32 elements and
-// has the rank the kernel works on (0: any rank).
-absl::Status CheckF32(const DenseHostTensor& tensor, std::string_view kernel,
-                      std::string_view operand, size_t rank) {
-  BEF_RETURN_IF_ERROR(tensor.CheckDType(DType::kF32, kernel));
-  if (rank != 0 && tensor.shape().rank() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ToAbsl(kernel), ": the ", ToAbsl(operand), " has shape ", tensor.shape().ToString(),
-        ", the kernel takes a rank-", rank, " tensor"));
-  }
-  return absl::OkStatus();
-}
 
 // TFRT's texts for an output of the wrong shape, with fixed-rank shapes:
 // "NAME output shape [..] does not match the input shape [..]" and
@@ -207,14 +195,8 @@ absl::StatusOr<Chain> Flatten(Argument<DenseHostTensor> input, Argument<DenseHos
 absl::StatusOr<Chain> ZeroPadding(Argument<DenseHostTensor> input,
                                   Argument<DenseHostTensor> output, Argument<Chain>,
                                   ArrayAttribute<int32_t> padding, HostAllocator* allocator) {
-  constexpr std::string_view kKernel = "tfrt_test.zero_padding.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
-  if (padding.size() != 2) {
-    return absl::InvalidArgumentError("ZeroPadding expects padding of length 2");
-  }
-  BEF_RETURN_IF_ERROR(ZeroPad(*input, *output, static_cast<int32_t>(padding[0]),
-                              static_cast<int32_t>(padding[1]), kKernel, allocator));
+  BEF_RETURN_IF_ERROR(
+      ZeroPad(*input, *output, padding.data(), "tfrt_test.zero_padding.f32", allocator));
   return Chain();
 }
 

@@ -73,6 +73,19 @@ inline absl::StatusOr<int64_t> DerivedDimension(__int128 value, std::string_view
   return static_cast<int64_t>(value);
 }
 
+// The checks TFRT leaves to debug builds: the tensor holds f32 elements and
+// has the rank the kernel works on (0: any rank).
+inline absl::Status CheckF32(const DenseHostTensor& tensor, std::string_view kernel,
+                      std::string_view operand, size_t rank) {
+  BEF_RETURN_IF_ERROR(tensor.CheckDType(DType::kF32, kernel));
+  if (rank != 0 && tensor.shape().rank() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the ", ToAbsl(operand), " has shape ", tensor.shape().ToString(),
+        ", the kernel takes a rank-", rank, " tensor"));
+  }
+  return absl::OkStatus();
+}
+
 // TFRT's shape checks of its elementwise kernels: "tensor shape mismatch:
 // [2, 3] vs. [3, 2]", in operand order.
 inline absl::Status SameShapes(const DenseHostTensor& a, const DenseHostTensor& b) {
