@@ -60,6 +60,7 @@ using cpu_kernels::OneDnn;
 using cpu_kernels::PooledSize;
 using cpu_kernels::PreparedFilter;
 using cpu_kernels::SamePoolPadding;
+using cpu_kernels::WorkProduct;
 using cpu_kernels::WritableElements;
 using cpu_kernels::ZeroPad;
 
@@ -296,9 +297,9 @@ struct ConvolutionWork {
 // at least kMinimumTaskWork multiply-adds.
 absl::StatusOr<AsyncValueRef<Chain>> RunConvolution(ConvolutionWork work, HostContext* host) {
   const int64_t rows = work.shape.batch * work.shape.out_height;
-  const int64_t work_per_row = work.shape.out_width * work.shape.out_channels *
-                               work.shape.filter_height * work.shape.filter_width *
-                               work.shape.in_channels;
+  const int64_t work_per_row =
+      WorkProduct({work.shape.out_width, work.shape.out_channels, work.shape.filter_height,
+                   work.shape.filter_width, work.shape.in_channels});
   const int64_t min_rows =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_row, 1));
   return ParallelFor(host, rows, min_rows,
@@ -660,8 +661,8 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> inpu
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
   const int64_t positions = geometry.batch * geometry.out_height * geometry.out_width;
   const int64_t window = std::max<int64_t>(
-      1, std::min(geometry.window_height, geometry.height) *
-             std::min(geometry.window_width, geometry.width) * geometry.channels);
+      1, WorkProduct({std::min(geometry.window_height, geometry.height),
+                      std::min(geometry.window_width, geometry.width), geometry.channels}));
   const int64_t min_block = std::max<int64_t>(1, 1000 / window);
   return ParallelFor(
       host, positions, std::max(min_block, kMinimumTaskWork / window),

@@ -78,7 +78,10 @@ const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& 
       cache.bytes -= it->second.bytes;
       cache.entries.erase(it);
     }
-    if (cache.bytes + bytes > kCapacityBytes) cache.DropStale();
+    // A miss happens once per filter and image: sweeping every entry then
+    // keeps an unloaded model's filters from waiting for the capacity bound
+    // (a server that reloads models would otherwise hold up to 1 GiB of them).
+    cache.DropStale();
     if (cache.bytes + bytes > kCapacityBytes) return nullptr;
   }
   void* prepared = nullptr;
@@ -95,6 +98,12 @@ const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& 
     cache.bytes += bytes;
   }
   return it->second.prepared;
+}
+
+int64_t PreparedFilterBytes() {
+  Cache& cache = TheCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.bytes;
 }
 
 }  // namespace bef::cpu_kernels

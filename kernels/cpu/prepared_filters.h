@@ -12,9 +12,10 @@
 // write (from a BTF file, a kernel, an embedder's array) is reordered per
 // call.
 //
-// Bounded: at most kCapacityBytes of reordered filters; when full, stale
-// entries are dropped, and a filter that still does not fit is reordered
-// per call. One lock, taken once per convolution (work of microseconds to
+// Bounded: every miss sweeps out the stale entries (so a server that loads
+// and unloads models keeps at most the filters of the images it had at its
+// last miss), at most kCapacityBytes of reordered filters are kept, and a
+// filter that does not fit is reordered per call. One lock, taken once per convolution (work of microseconds to
 // milliseconds) and never while reordering.
 #ifndef BEF_KERNELS_CPU_PREPARED_FILTERS_H_
 #define BEF_KERNELS_CPU_PREPARED_FILTERS_H_
@@ -33,6 +34,9 @@ inline constexpr int64_t kCapacityBytes = int64_t{1} << 30;
 // A non-null result stays valid while `filter`'s buffer lives.
 const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& shape,
                            const BefOneDnnApi& onednn);
+
+// The bytes of filters kept now (for tests and diagnostics).
+int64_t PreparedFilterBytes();
 
 }  // namespace bef::cpu_kernels
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,18 @@ inline absl::StatusOr<int64_t> DerivedDimension(__int128 value, std::string_view
         " does not fit in 64 bits"));
   }
   return static_cast<int64_t>(value);
+}
+
+// An amount of work (a product of sizes, each >= 0) for deciding how to
+// split a kernel: saturates at INT64_MAX instead of wrapping, however large
+// the sizes of a tensor with no element are.
+inline int64_t WorkProduct(std::initializer_list<int64_t> sizes) {
+  __int128 product = 1;
+  for (int64_t size : sizes) {
+    product *= std::max<int64_t>(size, 0);
+    if (product > INT64_MAX) return INT64_MAX;
+  }
+  return static_cast<int64_t>(product);
 }
 
 // The checks TFRT leaves to debug builds: the tensor holds f32 elements and
