@@ -28,9 +28,13 @@ REQUIRES_EXTERNAL = [
     "libabsl20220623",
     "libtbb12",
     "libdnnl2 (the eigen.* convolutions and f32 matrix products)",
-    "libmlir-22 (bef.converter only)",
-    "libllvm22 (bef.converter only)",
+    "libmlir-22 (bef.converter and bef.onnx_to_bef only)",
+    "libllvm22 (bef.converter and bef.onnx_to_bef only)",
+    "python3-onnx (bef.onnx_to_bef only: Debian's ONNX 1.12)",
 ]
+
+# Commands the wheel installs: NAME = module:function.
+CONSOLE_SCRIPTS = ["onnx-to-bef = bef.onnx_converter:main"]
 
 
 def record_hash(data):
@@ -98,6 +102,8 @@ def main():
     entries.append((f"{dist_info}/METADATA", metadata.encode()))
     entries.append((f"{dist_info}/WHEEL", wheel.encode()))
     entries.append((f"{dist_info}/top_level.txt", b"bef\n"))
+    entries.append((f"{dist_info}/entry_points.txt",
+                    ("[console_scripts]\n" + "\n".join(CONSOLE_SCRIPTS) + "\n").encode()))
     record = "".join(f"{path},{record_hash(data)},{len(data)}\n" for path, data in entries)
     record += f"{dist_info}/RECORD,,\n"
     entries.append((f"{dist_info}/RECORD", record.encode()))

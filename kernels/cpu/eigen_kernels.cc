@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -167,7 +168,8 @@ absl::StatusOr<BefConv2DShape> ConvParameters(const DenseHostTensor& input,
                         .pad_top = rows.before,
                         .pad_bottom = rows.after,
                         .pad_left = columns.before,
-                        .pad_right = columns.after};
+                        .pad_right = columns.after,
+                        .epilogue = kBefConvEpilogueNone};
 }
 
 std::vector<int64_t> OutputDims(const BefConv2DShape& shape) {
@@ -186,9 +188,6 @@ absl::Status CheckChannelVector(const DenseHostTensor& vector, std::string_view 
   return absl::OkStatus();
 }
 
-// What follows the convolution, per output channel.
-enum class ConvEpilogue { kNone, kBias, kBatchNorm, kBatchNormRelu };
-
 // The shared state of one convolution's parts: the operands' buffers (kept
 // alive until the last part) and the per-channel factors of its epilogue.
 struct ConvolutionWork {
@@ -198,10 +197,13 @@ struct ConvolutionWork {
   const float* input;
   const float* filter;
   float* output;
-  ConvEpilogue epilogue = ConvEpilogue::kNone;
-  // kBias: bias in `offset`; batch norm: out = (conv - mean) * factor +
-  // offset, factor = scale / sqrt(variance + epsilon) once per channel.
+  // shape.epilogue's operands (onednn_api.h): a bias in `offset`; batch
+  // norm: out = (conv - mean) * factor + offset, factor = scale /
+  // sqrt(variance + epsilon) once per channel; an addend of the output's
+  // shape (kept alive by addend_buffer).
   std::vector<float> mean, factor, offset;
+  const float* addend = nullptr;
+  RCReference<HostBuffer> addend_buffer;
 
   const void* prepared_filter = nullptr;  // PreparedFilter's, or null
 
@@ -232,8 +234,26 @@ struct ConvolutionWork {
   int64_t RowOutput() const { return shape.out_width * shape.out_channels; }
 
   absl::Status Call(const BefConv2DShape& part, const float* in, float* out) const {
+    // The epilogue's vectors, in the order onednn_api.h gives them.
+    const float* vectors[3] = {nullptr, nullptr, nullptr};
+    switch (shape.epilogue) {
+      case kBefConvEpilogueBatchNorm:
+      case kBefConvEpilogueBatchNormRelu:
+        vectors[0] = mean.data();
+        vectors[1] = factor.data();
+        vectors[2] = offset.data();
+        break;
+      case kBefConvEpilogueBiasAddend:
+      case kBefConvEpilogueBiasAddendRelu:
+        vectors[0] = offset.data();
+        vectors[1] = addend + (out - output);  // this call's rows
+        break;
+      default:
+        vectors[0] = offset.data();
+    }
     char error[512];
-    if (onednn->conv2d(&part, in, filter, prepared_filter, out, error, sizeof(error)) != 0) {
+    if (onednn->conv2d(&part, in, filter, prepared_filter, vectors, out, error,
+                       sizeof(error)) != 0) {
       return absl::InternalError(error);
     }
     return absl::OkStatus();
@@ -243,9 +263,7 @@ struct ConvolutionWork {
     BefConv2DShape part = shape;
     part.batch = count;
     float* out = output + first * shape.out_height * RowOutput();
-    BEF_RETURN_IF_ERROR(Call(part, input + first * ImageInput(), out));
-    Finish(out, count * shape.out_height * RowOutput());
-    return absl::OkStatus();
+    return Call(part, input + first * ImageInput(), out);
   }
 
   // Rows [first_row, last_row) of one image.
@@ -261,6 +279,7 @@ struct ConvolutionWork {
     const int64_t count = (last_row - first_row) * RowOutput();
     if (in_last <= in_first) {
       std::fill_n(out, count, 0.0f);  // windows of padding only
+      Finish(out, count);
     } else {
       BefConv2DShape part = shape;
       part.batch = 1;
@@ -269,25 +288,33 @@ struct ConvolutionWork {
       part.pad_top = in_first - read_first;
       part.pad_bottom = read_last - in_last;
       const float* in = input + image * ImageInput() + in_first * shape.width * shape.in_channels;
-      BEF_RETURN_IF_ERROR(Call(part, in, out));
+      BEF_RETURN_IF_ERROR(Call(part, in, out));  // with the epilogue
     }
-    Finish(out, count);
     return absl::OkStatus();
   }
 
-  // The epilogue on `count` elements written at `out`.
+  // (public: a convolution with nothing to convolve is all epilogue.)
+ public:
+  // The epilogue on `count` elements written at `out` (rows of padding
+  // only: oneDNN applies it to everything it computes).
   void Finish(float* out, int64_t count) const {
-    if (epilogue == ConvEpilogue::kNone) return;
+    const int64_t kind = shape.epilogue;
+    if (kind == kBefConvEpilogueNone) return;
+    const bool relu = kind == kBefConvEpilogueBatchNormRelu || kind == kBefConvEpilogueBiasRelu ||
+                      kind == kBefConvEpilogueBiasAddendRelu;
     const int64_t channels = shape.out_channels;
     for (float* pixel = out; pixel < out + count; pixel += channels) {
       for (int64_t c = 0; c < channels; ++c) {
-        if (epilogue == ConvEpilogue::kBias) {
-          pixel[c] += offset[c];
+        float value;
+        if (kind == kBefConvEpilogueBatchNorm || kind == kBefConvEpilogueBatchNormRelu) {
+          value = (pixel[c] - mean[c]) * factor[c] + offset[c];
         } else {
-          float value = (pixel[c] - mean[c]) * factor[c] + offset[c];
-          if (epilogue == ConvEpilogue::kBatchNormRelu) value = std::max(value, 0.0f);
-          pixel[c] = value;
+          value = pixel[c] + offset[c];
+          if (kind == kBefConvEpilogueBiasAddend || kind == kBefConvEpilogueBiasAddendRelu) {
+            value += addend[pixel - output + c];
+          }
         }
+        pixel[c] = relu ? std::max(value, 0.0f) : value;
       }
     }
   }
@@ -394,9 +421,9 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBias(Argument<DenseHostTensor> input,
     for (size_t i = 0; i < count; ++i) out[i] = bias_values[i % channels];
     return GetReadyChain();
   }
-  BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
-  work.epilogue = ConvEpilogue::kBias;
+  work.shape.epilogue = kBefConvEpilogueBias;
   work.offset.assign(bias_values, bias_values + channels);
+  BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
   return RunConvolution(std::move(work), host);
 }
 
@@ -419,7 +446,7 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBatchNorm(
   BEF_RETURN_IF_ERROR(CheckChannelVector(*offset, "offset shape", channels, kernel));
   BEF_RETURN_IF_ERROR(CheckChannelVector(*mean, "estimated mean shape", channels, kernel));
   BEF_RETURN_IF_ERROR(CheckChannelVector(*variance, "estimated var shape", channels, kernel));
-  work.epilogue = kRelu ? ConvEpilogue::kBatchNormRelu : ConvEpilogue::kBatchNorm;
+  work.shape.epilogue = kRelu ? kBefConvEpilogueBatchNormRelu : kBefConvEpilogueBatchNorm;
   const float* scales = Elements<float>(*scale);
   const float* variances = Elements<float>(*variance);
   work.mean.assign(Elements<float>(*mean), Elements<float>(*mean) + channels);
@@ -441,6 +468,147 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBatchNorm(
   }
   BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
   return RunConvolution(std::move(work), host);
+}
+
+// ---------------------------------------------------------------------------
+// ONNX's convolution (kernels/cpu/onnx_kernels.cc lists the onnx.* family):
+// the same computation with explicit pads [top, left, bottom, right], its
+// bias, then an optional addend of the output's shape (a residual block's
+// Add) and relu, all as oneDNN post-ops (no pass over the output after
+// the convolution, no padded copy of the input).
+//
+//   onnx.conv.f32      (input, filter, bias, output, chain) {pads, relu, strides}
+//   onnx.conv.add.f32  (input, filter, bias, addend, output, chain) {pads, relu, strides}
+
+absl::StatusOr<ConvolutionWork> PrepareOnnxConvolution(
+    const DenseHostTensor& input, const DenseHostTensor& filter, const DenseHostTensor& bias,
+    DenseHostTensor& output, std::span<const int64_t> pads, std::span<const int64_t> strides,
+    std::string_view kernel) {
+  BEF_RETURN_IF_ERROR(CheckF32(input, kernel, "input", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(filter, kernel, "filter", 4));
+  BEF_RETURN_IF_ERROR(CheckF32(bias, kernel, "bias", 1));
+  BEF_RETURN_IF_ERROR(CheckF32(output, kernel, "output", 4));
+  constexpr int64_t kLimit = int64_t{1} << 32;
+  if (pads.size() != 4 || strides.size() != 2 ||
+      std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0 || p > kLimit; }) ||
+      std::any_of(strides.begin(), strides.end(),
+                  [](int64_t v) { return v < 1 || v > kLimit; })) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": pads ", TensorShape(std::vector<int64_t>(pads.begin(), pads.end())).ToString(),
+        " and strides ", TensorShape(std::vector<int64_t>(strides.begin(), strides.end())).ToString(),
+        " must be 4 values in [0, 2^32] and 2 in [1, 2^32]"));
+  }
+  const std::vector<int64_t>& in = input.shape().dims();
+  const std::vector<int64_t>& weights = filter.shape().dims();
+  if (weights[2] != in[3]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the input ", input.shape().ToString(), " has ", in[3],
+        " channels, the filter ", filter.shape().ToString(), " takes ", weights[2]));
+  }
+  if (bias.shape().dims()[0] != weights[3]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the bias has ", bias.shape().dims()[0], " values, the filter ",
+        filter.shape().ToString(), " makes ", weights[3], " channels"));
+  }
+  int64_t out[2];
+  for (int axis = 0; axis < 2; ++axis) {
+    const __int128 padded = static_cast<__int128>(in[1 + axis]) + pads[axis] + pads[axis + 2];
+    if (padded < weights[axis]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kernel), ": the padded input is smaller than the filter ",
+          filter.shape().ToString(), " (input ", input.shape().ToString(), ")"));
+    }
+    BEF_ASSIGN_OR_RETURN(out[axis], DerivedDimension((padded - weights[axis]) / strides[axis] + 1,
+                                                     kernel, input.shape()));
+  }
+  ConvolutionWork work;
+  work.shape = BefConv2DShape{.batch = in[0],
+                              .height = in[1],
+                              .width = in[2],
+                              .in_channels = in[3],
+                              .filter_height = weights[0],
+                              .filter_width = weights[1],
+                              .out_channels = weights[3],
+                              .out_height = out[0],
+                              .out_width = out[1],
+                              .stride_height = strides[0],
+                              .stride_width = strides[1],
+                              .pad_top = pads[0],
+                              .pad_bottom = pads[2],
+                              .pad_left = pads[1],
+                              .pad_right = pads[3],
+                              .epilogue = kBefConvEpilogueNone};
+  const std::vector<int64_t> expected = OutputDims(work.shape);
+  if (output.shape().dims() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kernel), ": the output has shape ", output.shape().ToString(),
+        ", the convolution makes ", TensorShape(expected).ToString()));
+  }
+  const float* values = Elements<float>(bias);
+  work.offset.assign(values, values + weights[3]);
+  return work;
+}
+
+absl::StatusOr<AsyncValueRef<Chain>> RunOnnxConvolution(ConvolutionWork work,
+                                                        const DenseHostTensor& input,
+                                                        const DenseHostTensor& filter,
+                                                        DenseHostTensor& output,
+                                                        HostContext* host) {
+  if (NothingToConvolve(input, filter, output)) {
+    BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(output, host->allocator()));
+    std::fill_n(out, Count(output), 0.0f);
+    work.output = out;
+    work.Finish(out, static_cast<int64_t>(Count(output)));
+    return GetReadyChain();
+  }
+  BEF_RETURN_IF_ERROR(BindConvolution(work, input, filter, output, host->allocator()));
+  return RunConvolution(std::move(work), host);
+}
+
+absl::StatusOr<AsyncValueRef<Chain>> OnnxConv(Argument<DenseHostTensor> input,
+                                              Argument<DenseHostTensor> filter,
+                                              Argument<DenseHostTensor> bias,
+                                              Argument<DenseHostTensor> output, Argument<Chain>,
+                                              ArrayAttribute<int64_t> pads,
+                                              Attribute<int64_t> relu,
+                                              ArrayAttribute<int64_t> strides,
+                                              HostContext* host) {
+  BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
+                       PrepareOnnxConvolution(*input, *filter, *bias, *output, pads.data(),
+                                              strides.data(), "onnx.conv.f32"));
+  work.shape.epilogue = *relu != 0 ? kBefConvEpilogueBiasRelu : kBefConvEpilogueBias;
+  return RunOnnxConvolution(std::move(work), *input, *filter, *output, host);
+}
+
+absl::StatusOr<AsyncValueRef<Chain>> OnnxConvAdd(Argument<DenseHostTensor> input,
+                                                 Argument<DenseHostTensor> filter,
+                                                 Argument<DenseHostTensor> bias,
+                                                 Argument<DenseHostTensor> addend,
+                                                 Argument<DenseHostTensor> output,
+                                                 Argument<Chain>, ArrayAttribute<int64_t> pads,
+                                                 Attribute<int64_t> relu,
+                                                 ArrayAttribute<int64_t> strides,
+                                                 HostContext* host) {
+  constexpr std::string_view kKernel = "onnx.conv.add.f32";
+  BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
+                       PrepareOnnxConvolution(*input, *filter, *bias, *output, pads.data(),
+                                              strides.data(), kKernel));
+  BEF_RETURN_IF_ERROR(CheckF32(*addend, kKernel, "addend", 4));
+  if (addend->shape() != output->shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kKernel), ": the addend has shape ", addend->shape().ToString(), ", the output ",
+        output->shape().ToString()));
+  }
+  work.shape.epilogue =
+      *relu != 0 ? kBefConvEpilogueBiasAddendRelu : kBefConvEpilogueBiasAddend;
+  work.addend = Elements<float>(*addend);
+  work.addend_buffer = addend->buffer();
+  return RunOnnxConvolution(std::move(work), *input, *filter, *output, host);
+}
+
+void RegisterOnnxConvolutionKernels(KernelRegistry* registry) {
+  registry->AddKernel("onnx.conv.f32", BEF_KERNEL(OnnxConv));
+  registry->AddKernel("onnx.conv.add.f32", BEF_KERNEL(OnnxConvAdd));
 }
 
 // ---------------------------------------------------------------------------
@@ -887,5 +1055,6 @@ void RegisterEigenKernels(KernelRegistry* registry) {
 }  // namespace
 
 BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterEigenKernels, "eigen");
+BEF_STATIC_KERNEL_REGISTRATION_FOR_DIALECTS(RegisterOnnxConvolutionKernels, "onnx");
 
 }  // namespace bef

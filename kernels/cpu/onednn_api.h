@@ -43,6 +43,23 @@ struct BefConv2DShape {
   int64_t pad_bottom;
   int64_t pad_left;
   int64_t pad_right;
+  // What is applied to each output element as it is written (one of
+  // kBefConvEpilogue*), with conv2d's `epilogue` vectors: none; + bias[oc];
+  // (x - mean[oc]) * factor[oc] + offset[oc], then max(., 0) for the relu
+  // form (TFRT's order of operations, in f32); + bias[oc], + addend (a
+  // tensor of the output's shape, the rows of this call), then max(., 0)
+  // for the relu forms (ONNX's Conv, Add and Relu of a residual block).
+  int64_t epilogue;
+};
+
+enum {
+  kBefConvEpilogueNone = 0,
+  kBefConvEpilogueBias = 1,               // epilogue = {bias}
+  kBefConvEpilogueBatchNorm = 2,          // epilogue = {mean, factor, offset}
+  kBefConvEpilogueBatchNormRelu = 3,      // the same, then relu
+  kBefConvEpilogueBiasRelu = 4,           // {bias}, then relu
+  kBefConvEpilogueBiasAddend = 5,         // {bias, addend}
+  kBefConvEpilogueBiasAddendRelu = 6,     // {bias, addend}, then relu
 };
 
 struct BefOneDnnApi {
@@ -58,8 +75,10 @@ struct BefOneDnnApi {
   // reordered into the layout the fastest implementation wants on every
   // call, unless `prepared` (from prepare_filter, or null) holds it in
   // that layout already.
+  // `epilogue` holds shape->epilogue's vectors (null for none).
   int (*conv2d)(const BefConv2DShape* shape, const float* input, const float* filter,
-                const void* prepared, float* output, char* error, size_t error_size);
+                const void* prepared, const float* const* epilogue, float* output, char* error,
+                size_t error_size);
   // The filter reordered once, for convolutions of `shape` and of shapes
   // whose primitive wants the same layout (the parts of one split
   // convolution): *prepared is set, and belongs to the caller until
@@ -71,7 +90,7 @@ struct BefOneDnnApi {
 
 // The table, with a version in the name: a plugin from another build of the
 // interface is not found rather than called wrongly.
-const BefOneDnnApi* BefOneDnnApiV1();
+const BefOneDnnApi* BefOneDnnApiV2();
 
 }  // extern "C"
 

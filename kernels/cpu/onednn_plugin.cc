@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct Convolution {
   dnnl::reorder weights_reorder;    // HWIO -> weights, when they differ
   bool reorder_weights = false;
   size_t scratchpad_size = 0;
+  int epilogue_vectors = 0;            // binary post-ops, in order
+  bool last_is_addend = false;         // the last has the output's shape
+  dnnl::memory::desc channel_vector;   // [1, OC, 1, 1]
 };
 
 struct ThreadState {
@@ -108,6 +112,55 @@ std::unique_ptr<Convolution> MakeConvolution(const BefConv2DShape& shape,
       {shape.pad_bottom, shape.pad_right});
   dnnl::primitive_attr attributes;
   attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  // The epilogue as post-ops, applied while each output block is in
+  // registers (no second pass over the output): per-channel vectors
+  // broadcast over N, H and W.
+  const memory::desc channel_vector({1, shape.out_channels, 1, 1}, memory::data_type::f32,
+                                    tag::nchw);
+  dnnl::post_ops post_ops;
+  const auto relu = [&] { post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); };
+  switch (shape.epilogue) {
+    case kBefConvEpilogueNone:
+      break;
+    case kBefConvEpilogueBias:
+    case kBefConvEpilogueBiasRelu:
+      post_ops.append_binary(dnnl::algorithm::binary_add, channel_vector);
+      if (shape.epilogue == kBefConvEpilogueBiasRelu) relu();
+      break;
+    case kBefConvEpilogueBatchNorm:
+    case kBefConvEpilogueBatchNormRelu:
+      post_ops.append_binary(dnnl::algorithm::binary_sub, channel_vector);
+      post_ops.append_binary(dnnl::algorithm::binary_mul, channel_vector);
+      post_ops.append_binary(dnnl::algorithm::binary_add, channel_vector);
+      if (shape.epilogue == kBefConvEpilogueBatchNormRelu) relu();
+      break;
+    case kBefConvEpilogueBiasAddend:
+    case kBefConvEpilogueBiasAddendRelu:
+      post_ops.append_binary(dnnl::algorithm::binary_add, channel_vector);
+      post_ops.append_binary(dnnl::algorithm::binary_add, convolution->destination);
+      if (shape.epilogue == kBefConvEpilogueBiasAddendRelu) relu();
+      break;
+    default:
+      throw std::invalid_argument("unknown convolution epilogue");
+  }
+  switch (shape.epilogue) {
+    case kBefConvEpilogueNone:
+      convolution->epilogue_vectors = 0;
+      break;
+    case kBefConvEpilogueBatchNorm:
+    case kBefConvEpilogueBatchNormRelu:
+      convolution->epilogue_vectors = 3;
+      break;
+    case kBefConvEpilogueBiasAddend:
+    case kBefConvEpilogueBiasAddendRelu:
+      convolution->epilogue_vectors = 2;
+      convolution->last_is_addend = true;
+      break;
+    default:
+      convolution->epilogue_vectors = 1;
+  }
+  convolution->channel_vector = channel_vector;
+  attributes.set_post_ops(post_ops);
   dnnl::convolution_forward::primitive_desc primitive_description(description, attributes,
                                                                   engine);
   convolution->weights = primitive_description.weights_desc();
@@ -163,7 +216,8 @@ int PrepareFilter(const BefConv2DShape* shape, const float* filter, void** prepa
 void ReleaseFilter(void* prepared) { delete static_cast<PreparedFilter*>(prepared); }
 
 int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter,
-           const void* prepared, float* output, char* error, size_t error_size) {
+           const void* prepared, const float* const* epilogue, float* output, char* error,
+           size_t error_size) {
   OneThread();
   try {
     ThreadState& state = State();
@@ -185,6 +239,12 @@ int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter,
     dnnl::memory destination(convolution.destination, state.engine, output);
     std::unordered_map<int, dnnl::memory> arguments = {
         {DNNL_ARG_SRC, source}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, destination}};
+    for (int i = 0; i < convolution.epilogue_vectors; ++i) {
+      const bool addend = convolution.last_is_addend && i == convolution.epilogue_vectors - 1;
+      arguments.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1,
+                        dnnl::memory(addend ? convolution.destination : convolution.channel_vector,
+                                     state.engine, const_cast<float*>(epilogue[i])));
+    }
     if (convolution.scratchpad_size > 0) {
       if (state.scratchpad.size() < convolution.scratchpad_size) {
         state.scratchpad.resize(convolution.scratchpad_size);
@@ -207,6 +267,6 @@ const BefOneDnnApi kApi = {&Sgemm, &Conv2D, &PrepareFilter, &ReleaseFilter};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV1() {
+extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV2() {
   return &kApi;
 }

@@ -34,7 +34,7 @@ from bef import _runtime
 
 __all__ = [
     "load", "Program", "Signature", "Section", "Value", "RunFuture",
-    "mlir_to_bef", "bef_to_mlir",
+    "mlir_to_bef", "bef_to_mlir", "onnx_to_bef",
     "Error", "LoadError", "ArgumentError", "RuntimeError", "CancelledError",
     "DeadlineExceededError", "ConverterError",
 ]
@@ -274,6 +274,18 @@ def mlir_to_bef(text, *, optional_sections=True):
     Raises ConverterError with MLIR's diagnostics."""
     from bef import converter
     return converter.mlir_to_bef(text, optional_sections=optional_sections)
+
+
+def onnx_to_bef(model, *, repository, name, version=1, batch=None, entry_function="main"):
+    """Converts an ONNX model (a path, bytes or onnx.ModelProto) into a
+    bef_serve repository version: `repository`/`name`/config.json and
+    `repository`/`name`/`version`/model.bef (docs/onnx.md). `batch` fixes
+    dynamic input dimensions. Returns the version's directory; raises
+    bef.onnx_converter.ConversionError naming the node it cannot convert.
+    Needs python3-onnx."""
+    from bef import onnx_converter
+    return onnx_converter.onnx_to_bef(model, repository=repository, name=name, version=version,
+                                      batch=batch, entry_function=entry_function)
 
 
 def bef_to_mlir(data):
