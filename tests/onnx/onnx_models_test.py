@@ -68,9 +68,11 @@ def onnxruntime(model, x, threads=1):
     """ONNX Runtime's output for input `x`."""
     directory = tempfile.mkdtemp(dir=SCRATCH)
     x.tofile(os.path.join(directory, "in.f32"))
+    # node is not instrumented: no sanitizer runtime preloaded into it.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONMALLOC")}
     subprocess.run(["node", RUN_ONNXRUNTIME, model, os.path.join(directory, "in.f32"),
                     ",".join(map(str, x.shape)), os.path.join(directory, "out.f32"),
-                    str(threads)], check=True, timeout=600)
+                    str(threads)], check=True, timeout=600, env=env)
     return np.fromfile(os.path.join(directory, "out.f32"), np.float32)
 
 
