@@ -132,6 +132,28 @@ absl::StatusOr<ConvWindow> ConvWindowOf(int64_t input, int64_t filter, int64_t s
   return window;
 }
 
+// The convolution of input dimensions `in` (NHWC) with filter dimensions
+// `weights` (HWIO), its windows resolved; no epilogue.
+BefConv2DShape ConvShape(const std::vector<int64_t>& in, const std::vector<int64_t>& weights,
+                         std::span<const int64_t> strides, ConvWindow rows, ConvWindow columns) {
+  return BefConv2DShape{.batch = in[0],
+                        .height = in[1],
+                        .width = in[2],
+                        .in_channels = in[3],
+                        .filter_height = weights[0],
+                        .filter_width = weights[1],
+                        .out_channels = weights[3],
+                        .out_height = rows.out,
+                        .out_width = columns.out,
+                        .stride_height = strides[0],
+                        .stride_width = strides[1],
+                        .pad_top = rows.before,
+                        .pad_bottom = rows.after,
+                        .pad_left = columns.before,
+                        .pad_right = columns.after,
+                        .epilogue = kBefConvEpilogueNone};
+}
+
 // The convolution of input [N, H, W, IC] with filter [KH, KW, FC, OC]
 // (checks in TFRT's order: padding, channels, height, width).
 absl::StatusOr<BefConv2DShape> ConvParameters(const DenseHostTensor& input,
@@ -154,22 +176,7 @@ absl::StatusOr<BefConv2DShape> ConvParameters(const DenseHostTensor& input,
                        ConvWindowOf(in[1], weights[0], strides[0], kind, kernel, input.shape()));
   BEF_ASSIGN_OR_RETURN(ConvWindow columns,
                        ConvWindowOf(in[2], weights[1], strides[1], kind, kernel, input.shape()));
-  return BefConv2DShape{.batch = in[0],
-                        .height = in[1],
-                        .width = in[2],
-                        .in_channels = in[3],
-                        .filter_height = weights[0],
-                        .filter_width = weights[1],
-                        .out_channels = weights[3],
-                        .out_height = rows.out,
-                        .out_width = columns.out,
-                        .stride_height = strides[0],
-                        .stride_width = strides[1],
-                        .pad_top = rows.before,
-                        .pad_bottom = rows.after,
-                        .pad_left = columns.before,
-                        .pad_right = columns.after,
-                        .epilogue = kBefConvEpilogueNone};
+  return ConvShape(in, weights, strides, rows, columns);
 }
 
 std::vector<int64_t> OutputDims(const BefConv2DShape& shape) {
@@ -522,22 +529,8 @@ absl::StatusOr<ConvolutionWork> PrepareOnnxConvolution(
                                                      kernel, input.shape()));
   }
   ConvolutionWork work;
-  work.shape = BefConv2DShape{.batch = in[0],
-                              .height = in[1],
-                              .width = in[2],
-                              .in_channels = in[3],
-                              .filter_height = weights[0],
-                              .filter_width = weights[1],
-                              .out_channels = weights[3],
-                              .out_height = out[0],
-                              .out_width = out[1],
-                              .stride_height = strides[0],
-                              .stride_width = strides[1],
-                              .pad_top = pads[0],
-                              .pad_bottom = pads[2],
-                              .pad_left = pads[1],
-                              .pad_right = pads[3],
-                              .epilogue = kBefConvEpilogueNone};
+  work.shape = ConvShape(in, weights, strides, ConvWindow{out[0], pads[0], pads[2]},
+                         ConvWindow{out[1], pads[1], pads[3]});
   const std::vector<int64_t> expected = OutputDims(work.shape);
   if (output.shape().dims() != expected) {
     return absl::InvalidArgumentError(absl::StrCat(

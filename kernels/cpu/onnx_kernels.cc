@@ -91,6 +91,13 @@ absl::Status CheckRank(const DenseHostTensor& tensor, std::string_view kernel,
   return absl::OkStatus();
 }
 
+// The f32 checks of a kernel's input and output (any rank).
+absl::Status CheckInputAndOutput(const DenseHostTensor& input, const DenseHostTensor& output,
+                                 std::string_view kernel) {
+  BEF_RETURN_IF_ERROR(CheckF32(input, kernel, "input", 0));
+  return CheckF32(output, kernel, "output", 0);
+}
+
 // The element strides of `input` read as a tensor of `output`'s rank under
 // numpy broadcasting (right-aligned; a dimension of 1 is stride 0), or an
 // error when the input does not broadcast to the output's shape.
@@ -159,8 +166,7 @@ absl::StatusOr<Chain> Transpose(Argument<DenseHostTensor> input, Argument<DenseH
                                 Argument<Chain>, ArrayAttribute<int64_t> perm,
                                 HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.transpose.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
   BEF_RETURN_IF_ERROR(CheckRank(*input, kKernel, "input"));
   const std::vector<int64_t>& in = input->shape().dims();
   const size_t rank = in.size();
@@ -227,8 +233,7 @@ absl::StatusOr<Chain> Transpose(Argument<DenseHostTensor> input, Argument<DenseH
 absl::StatusOr<Chain> Reshape(Argument<DenseHostTensor> input, Argument<DenseHostTensor> output,
                               Argument<Chain>, HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.reshape.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
   if (input->NumElements() != output->NumElements() || input->NumElements() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         ToAbsl(kKernel), ": the output's shape ", output->shape().ToString(),
@@ -246,8 +251,7 @@ absl::StatusOr<Chain> Reshape(Argument<DenseHostTensor> input, Argument<DenseHos
 absl::StatusOr<Chain> Broadcast(Argument<DenseHostTensor> input, Argument<DenseHostTensor> output,
                                 Argument<Chain>, HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.broadcast.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
   BEF_RETURN_IF_ERROR(CheckRank(*output, kKernel, "output"));
   BEF_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
                        BroadcastStrides(input->shape(), output->shape(), kKernel, "input"));
@@ -333,8 +337,7 @@ absl::StatusOr<Chain> Clip(Argument<DenseHostTensor> input, Argument<DenseHostTe
                            Argument<Chain>, Attribute<float> max, Attribute<float> min,
                            HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.clip.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
   if (input->shape() != output->shape()) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": the output has shape ",
                                                    output->shape().ToString(), ", the input ",
@@ -492,8 +495,7 @@ absl::StatusOr<Chain> Softmax(Argument<DenseHostTensor> input, Argument<DenseHos
                               Argument<Chain>, Attribute<int64_t> axis,
                               HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.softmax.f32";
-  BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 0));
-  BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 0));
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
   if (input->shape() != output->shape()) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": the output has shape ",
                                                    output->shape().ToString(), ", the input ",
