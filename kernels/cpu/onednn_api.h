@@ -62,6 +62,25 @@ enum {
   kBefConvEpilogueBiasAddendRelu = 6,     // {bias, addend}, then relu
 };
 
+// A 2-D max pooling of NHWC activations with explicit padding (positions
+// in the padding never enter a maximum).
+struct BefPool2DShape {
+  int64_t batch;
+  int64_t height;
+  int64_t width;
+  int64_t channels;
+  int64_t out_height;
+  int64_t out_width;
+  int64_t window_height;
+  int64_t window_width;
+  int64_t stride_height;
+  int64_t stride_width;
+  int64_t pad_top;
+  int64_t pad_bottom;
+  int64_t pad_left;
+  int64_t pad_right;
+};
+
 struct BefOneDnnApi {
   // C = alpha * A * B + beta * C for row-major A [m, k], B [k, n], C [m,
   // n] with leading dimensions lda, ldb, ldc (BLAS semantics: beta == 0
@@ -86,11 +105,15 @@ struct BefOneDnnApi {
   int (*prepare_filter)(const BefConv2DShape* shape, const float* filter, void** prepared,
                         char* error, size_t error_size);
   void (*release_filter)(void* prepared);
+  // output [N, OH, OW, C] = max pooling of input [N, H, W, C] for `shape`
+  // (a primitive per shape and thread, as for conv2d).
+  int (*max_pool)(const BefPool2DShape* shape, const float* input, float* output, char* error,
+                  size_t error_size);
 };
 
 // The table, with a version in the name: a plugin from another build of the
 // interface is not found rather than called wrongly.
-const BefOneDnnApi* BefOneDnnApiV2();
+const BefOneDnnApi* BefOneDnnApiV3();
 
 }  // extern "C"
 

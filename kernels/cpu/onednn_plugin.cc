@@ -77,11 +77,37 @@ struct Convolution {
   dnnl::memory::desc channel_vector;   // [1, OC, 1, 1]
 };
 
+struct PoolShapeHash {
+  size_t operator()(const BefPool2DShape& shape) const {
+    const int64_t* fields = reinterpret_cast<const int64_t*>(&shape);
+    size_t hash = 0;
+    for (size_t i = 0; i < sizeof(shape) / sizeof(int64_t); ++i) {
+      hash = hash * 1000003u ^ static_cast<size_t>(fields[i]);
+    }
+    return hash;
+  }
+};
+struct PoolShapeEqual {
+  bool operator()(const BefPool2DShape& a, const BefPool2DShape& b) const {
+    return std::memcmp(&a, &b, sizeof(a)) == 0;
+  }
+};
+
+// A max pooling of one shape, ready to run on this thread.
+struct Pooling {
+  dnnl::pooling_forward primitive;
+  dnnl::memory::desc source;
+  dnnl::memory::desc destination;
+  size_t scratchpad_size = 0;
+};
+
 struct ThreadState {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::unordered_map<BefConv2DShape, std::unique_ptr<Convolution>, ShapeHash, ShapeEqual>
       convolutions;
+  std::unordered_map<BefPool2DShape, std::unique_ptr<Pooling>, PoolShapeHash, PoolShapeEqual>
+      poolings;
   std::vector<float> weights;  // the reordered filter of the current call
   std::vector<unsigned char> scratchpad;
 };
@@ -263,10 +289,61 @@ int Conv2D(const BefConv2DShape* shape, const float* input, const float* filter,
   }
 }
 
-const BefOneDnnApi kApi = {&Sgemm, &Conv2D, &PrepareFilter, &ReleaseFilter};
+std::unique_ptr<Pooling> MakePooling(const BefPool2DShape& shape, const dnnl::engine& engine) {
+  using dnnl::memory;
+  using tag = memory::format_tag;
+  auto pooling = std::make_unique<Pooling>();
+  pooling->source = memory::desc({shape.batch, shape.channels, shape.height, shape.width},
+                                 memory::data_type::f32, tag::nhwc);
+  pooling->destination =
+      memory::desc({shape.batch, shape.channels, shape.out_height, shape.out_width},
+                   memory::data_type::f32, tag::nhwc);
+  dnnl::pooling_forward::desc description(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, pooling->source,
+      pooling->destination, {shape.stride_height, shape.stride_width},
+      {shape.window_height, shape.window_width}, {shape.pad_top, shape.pad_left},
+      {shape.pad_bottom, shape.pad_right});
+  dnnl::primitive_attr attributes;
+  attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::pooling_forward::primitive_desc primitive_description(description, attributes, engine);
+  pooling->scratchpad_size = primitive_description.scratchpad_desc().get_size();
+  pooling->primitive = dnnl::pooling_forward(primitive_description);
+  return pooling;
+}
+
+int MaxPool(const BefPool2DShape* shape, const float* input, float* output, char* error,
+            size_t error_size) {
+  OneThread();
+  try {
+    ThreadState& state = State();
+    std::unique_ptr<Pooling>& slot = state.poolings[*shape];
+    if (slot == nullptr) slot = MakePooling(*shape, state.engine);
+    Pooling& pooling = *slot;
+    std::unordered_map<int, dnnl::memory> arguments = {
+        {DNNL_ARG_SRC, dnnl::memory(pooling.source, state.engine, const_cast<float*>(input))},
+        {DNNL_ARG_DST, dnnl::memory(pooling.destination, state.engine, output)}};
+    if (pooling.scratchpad_size > 0) {
+      if (state.scratchpad.size() < pooling.scratchpad_size) {
+        state.scratchpad.resize(pooling.scratchpad_size);
+      }
+      arguments.emplace(DNNL_ARG_SCRATCHPAD,
+                        dnnl::memory(dnnl::memory::desc(
+                                         {static_cast<int64_t>(pooling.scratchpad_size)},
+                                         dnnl::memory::data_type::u8, dnnl::memory::format_tag::x),
+                                     state.engine, state.scratchpad.data()));
+    }
+    pooling.primitive.execute(state.stream, arguments);
+    state.stream.wait();
+    return 0;
+  } catch (const std::exception& failure) {
+    return Fail(error, error_size, "max pooling", failure.what());
+  }
+}
+
+const BefOneDnnApi kApi = {&Sgemm, &Conv2D, &PrepareFilter, &ReleaseFilter, &MaxPool};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV2() {
+extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV3() {
   return &kApi;
 }

@@ -23,7 +23,7 @@
 //   onnx.clip.f32        (input, output, chain) {min, max}: min(max(x, min), max).
 //   onnx.max_pool.f32    (input, output, chain) {kernel_shape, pads, strides}:
 //                        NHWC, pads [top, left, bottom, right] left out of
-//                        each maximum (ONNX MaxPool).
+//                        each maximum (ONNX MaxPool); on oneDNN's pooling.
 //   onnx.average_pool.f32 (input, output, chain) {count_include_pad,
 //                        kernel_shape, pads, strides}: NHWC; the divisor
 //                        counts the padding only with count_include_pad = 1.
@@ -57,6 +57,7 @@
 #include "bef/support/status_macros.h"
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/tensor_access.h"
 
@@ -67,7 +68,6 @@ using cpu_kernels::CheckF32;
 using cpu_kernels::Count;
 using cpu_kernels::Elements;
 using cpu_kernels::MaxPoolGeometry;
-using cpu_kernels::MaxPoolPositions;
 using cpu_kernels::PoolPadding;
 using cpu_kernels::WorkProduct;
 using cpu_kernels::WritableElements;
@@ -400,8 +400,7 @@ absl::StatusOr<MaxPoolGeometry> PoolGeometry(const DenseHostTensor& input,
                     .window_height = kernel_shape[0], .window_width = kernel_shape[1],
                     .stride_height = strides[0], .stride_width = strides[1],
                     .rows = PoolPadding{pads[0], pads[2]},
-                    .columns = PoolPadding{pads[1], pads[3]},
-                    .initial = -std::numeric_limits<float>::infinity()};
+                    .columns = PoolPadding{pads[1], pads[3]}};
   BEF_ASSIGN_OR_RETURN(g.out_height, cpu_kernels::PooledSize(g.height, g.rows, g.window_height,
                                                              g.stride_height, kernel,
                                                              input.shape()));
@@ -417,6 +416,8 @@ absl::StatusOr<MaxPoolGeometry> PoolGeometry(const DenseHostTensor& input,
   return g;
 }
 
+// On oneDNN's max pooling (onednn_api.h), split by images over the work
+// queue's threads.
 absl::StatusOr<AsyncValueRef<Chain>> MaxPool(Argument<DenseHostTensor> input,
                                              Argument<DenseHostTensor> output, Argument<Chain>,
                                              ArrayAttribute<int64_t> kernel_shape,
@@ -426,17 +427,32 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPool(Argument<DenseHostTensor> input,
                        PoolGeometry(*input, *output, kernel_shape.data(), pads.data(),
                                     strides.data(), "onnx.max_pool.f32"));
   if (Count(*output) == 0) return GetReadyChain();
+  BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, cpu_kernels::OneDnn());
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
-  const int64_t positions = g.batch * g.out_height * g.out_width;
-  const int64_t window = std::max<int64_t>(
-      1, WorkProduct({std::min(g.window_height, g.height), std::min(g.window_width, g.width),
-                      g.channels}));
-  return ParallelFor(host, positions, std::max<int64_t>(1, kMinimumTaskWork / window),
-                     [g, data = Elements<float>(*input), out, keep_input = input->buffer(),
-                      keep_output = output->buffer()](int64_t begin, int64_t end) {
-                       MaxPoolPositions(g, data, out, begin, end);
-                       return absl::OkStatus();
-                     });
+  const BefPool2DShape shape{.batch = g.batch, .height = g.height, .width = g.width,
+                             .channels = g.channels, .out_height = g.out_height,
+                             .out_width = g.out_width, .window_height = g.window_height,
+                             .window_width = g.window_width, .stride_height = g.stride_height,
+                             .stride_width = g.stride_width, .pad_top = g.rows.before,
+                             .pad_bottom = g.rows.after, .pad_left = g.columns.before,
+                             .pad_right = g.columns.after};
+  const int64_t image_work = std::max<int64_t>(
+      1, WorkProduct({g.out_height, g.out_width, g.channels, std::min(g.window_height, g.height),
+                      std::min(g.window_width, g.width)}));
+  return ParallelFor(
+      host, g.batch, std::max<int64_t>(1, kMinimumTaskWork / image_work),
+      [shape, onednn, data = Elements<float>(*input), out, keep_input = input->buffer(),
+       keep_output = output->buffer()](int64_t begin, int64_t end) {
+        BefPool2DShape part = shape;
+        part.batch = end - begin;
+        char error[512];
+        if (onednn->max_pool(&part, data + begin * shape.height * shape.width * shape.channels,
+                             out + begin * shape.out_height * shape.out_width * shape.channels,
+                             error, sizeof(error)) != 0) {
+          return absl::InternalError(error);
+        }
+        return absl::OkStatus();
+      });
 }
 
 absl::StatusOr<Chain> AveragePool(Argument<DenseHostTensor> input,

@@ -52,9 +52,6 @@ struct MaxPoolGeometry {
   int64_t window_height, window_width;  // at least 0, at most 2^32
   int64_t stride_height, stride_width;  // at least 1, at most 2^32
   PoolPadding rows, columns;
-  // Where each maximum starts: TFRT's FLT_MIN for its kernels, -infinity
-  // for ONNX's MaxPool (onnx_kernels.cc).
-  float initial = FLT_MIN;
 };
 
 // The window offsets [begin, end) of a window starting at `first` (an
@@ -73,19 +70,18 @@ inline WindowRange ClampWindow(int64_t first, int64_t window, int64_t size) {
 
 // Output positions [first, last) of the N * OH * OW, each a vector of C
 // channels: the maximum of the window's elements inside the input, from
-// g.initial (TFRT's FLT_MIN: a window of values at most FLT_MIN, or of
+// FLT_MIN (TFRT's initial value: a window of values at most FLT_MIN, or of
 // padding only, gives FLT_MIN). REQUIRES: the output has an element (then
 // i * stride <= size + padding - window fits).
 inline void MaxPoolPositions(const MaxPoolGeometry& g, const float* input, float* output,
                              int64_t first, int64_t last) {
   const int64_t channels = g.channels;
-  const float initial = g.initial;
   for (int64_t position = first; position < last; ++position) {
     const int64_t j = position % g.out_width;
     const int64_t i = position / g.out_width % g.out_height;
     const int64_t n = position / g.out_width / g.out_height;
     float* __restrict cell = output + position * channels;
-    for (int64_t c = 0; c < channels; ++c) cell[c] = initial;
+    for (int64_t c = 0; c < channels; ++c) cell[c] = FLT_MIN;
     const int64_t first_row = i * g.stride_height - g.rows.before;
     const int64_t first_column = j * g.stride_width - g.columns.before;
     const WindowRange rows = ClampWindow(first_row, g.window_height, g.height);
