@@ -14,6 +14,7 @@
 #include <exception>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -46,18 +47,23 @@ int Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t 
   return 0;
 }
 
-struct ShapeHash {
-  size_t operator()(const BefConv2DShape& shape) const {
-    const int64_t* fields = reinterpret_cast<const int64_t*>(&shape);
+// Hash and equality for a shape struct made only of int64_t fields (no
+// padding, so its bytes are its value): the keys of the primitive caches.
+template <typename Shape>
+struct Int64FieldsHash {
+  static_assert(sizeof(Shape) % sizeof(int64_t) == 0 &&
+                std::has_unique_object_representations_v<Shape>);
+  size_t operator()(const Shape& shape) const {
+    int64_t fields[sizeof(Shape) / sizeof(int64_t)];
+    std::memcpy(fields, &shape, sizeof(shape));
     size_t hash = 0;
-    for (size_t i = 0; i < sizeof(shape) / sizeof(int64_t); ++i) {
-      hash = hash * 1000003u ^ static_cast<size_t>(fields[i]);
-    }
+    for (int64_t field : fields) hash = hash * 1000003u ^ static_cast<size_t>(field);
     return hash;
   }
 };
-struct ShapeEqual {
-  bool operator()(const BefConv2DShape& a, const BefConv2DShape& b) const {
+template <typename Shape>
+struct Int64FieldsEqual {
+  bool operator()(const Shape& a, const Shape& b) const {
     return std::memcmp(&a, &b, sizeof(a)) == 0;
   }
 };
@@ -77,22 +83,6 @@ struct Convolution {
   dnnl::memory::desc channel_vector;   // [1, OC, 1, 1]
 };
 
-struct PoolShapeHash {
-  size_t operator()(const BefPool2DShape& shape) const {
-    const int64_t* fields = reinterpret_cast<const int64_t*>(&shape);
-    size_t hash = 0;
-    for (size_t i = 0; i < sizeof(shape) / sizeof(int64_t); ++i) {
-      hash = hash * 1000003u ^ static_cast<size_t>(fields[i]);
-    }
-    return hash;
-  }
-};
-struct PoolShapeEqual {
-  bool operator()(const BefPool2DShape& a, const BefPool2DShape& b) const {
-    return std::memcmp(&a, &b, sizeof(a)) == 0;
-  }
-};
-
 // A max pooling of one shape, ready to run on this thread.
 struct Pooling {
   dnnl::pooling_forward primitive;
@@ -104,9 +94,11 @@ struct Pooling {
 struct ThreadState {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
-  std::unordered_map<BefConv2DShape, std::unique_ptr<Convolution>, ShapeHash, ShapeEqual>
+  std::unordered_map<BefConv2DShape, std::unique_ptr<Convolution>,
+                     Int64FieldsHash<BefConv2DShape>, Int64FieldsEqual<BefConv2DShape>>
       convolutions;
-  std::unordered_map<BefPool2DShape, std::unique_ptr<Pooling>, PoolShapeHash, PoolShapeEqual>
+  std::unordered_map<BefPool2DShape, std::unique_ptr<Pooling>, Int64FieldsHash<BefPool2DShape>,
+                     Int64FieldsEqual<BefPool2DShape>>
       poolings;
   std::vector<float> weights;  // the reordered filter of the current call
   std::vector<unsigned char> scratchpad;

@@ -98,6 +98,20 @@ absl::Status CheckInputAndOutput(const DenseHostTensor& input, const DenseHostTe
   return CheckF32(output, kernel, "output", 0);
 }
 
+// CheckInputAndOutput, and the output has the input's shape (an
+// elementwise kernel).
+absl::Status CheckSameShapeInputAndOutput(const DenseHostTensor& input,
+                                          const DenseHostTensor& output,
+                                          std::string_view kernel) {
+  BEF_RETURN_IF_ERROR(CheckInputAndOutput(input, output, kernel));
+  if (input.shape() != output.shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kernel), ": the output has shape ",
+                                                   output.shape().ToString(), ", the input ",
+                                                   input.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
 // The element strides of `input` read as a tensor of `output`'s rank under
 // numpy broadcasting (right-aligned; a dimension of 1 is stride 0), or an
 // error when the input does not broadcast to the output's shape.
@@ -117,8 +131,11 @@ absl::StatusOr<std::vector<int64_t>> BroadcastStrides(const TensorShape& input,
       strides[o] = in[i] == 1 ? 0 : stride;
     } else if (in[i] != 1) {
       fits = false;
+      break;
     }
-    stride *= std::max<int64_t>(in[i], 1);
+    // Saturates: an output with no element may have dimensions whose
+    // product leaves int64, and its strides are never used.
+    stride = WorkProduct({stride, std::max<int64_t>(in[i], 1)});
   }
   if (!fits) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -337,12 +354,7 @@ absl::StatusOr<Chain> Clip(Argument<DenseHostTensor> input, Argument<DenseHostTe
                            Argument<Chain>, Attribute<float> max, Attribute<float> min,
                            HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.clip.f32";
-  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
-  if (input->shape() != output->shape()) {
-    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": the output has shape ",
-                                                   output->shape().ToString(), ", the input ",
-                                                   input->shape().ToString()));
-  }
+  BEF_RETURN_IF_ERROR(CheckSameShapeInputAndOutput(*input, *output, kKernel));
   const size_t count = Count(*output);
   if (count == 0) return Chain();
   const float* from = Elements<float>(*input);
@@ -511,12 +523,7 @@ absl::StatusOr<Chain> Softmax(Argument<DenseHostTensor> input, Argument<DenseHos
                               Argument<Chain>, Attribute<int64_t> axis,
                               HostAllocator* allocator) {
   constexpr std::string_view kKernel = "onnx.softmax.f32";
-  BEF_RETURN_IF_ERROR(CheckInputAndOutput(*input, *output, kKernel));
-  if (input->shape() != output->shape()) {
-    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kKernel), ": the output has shape ",
-                                                   output->shape().ToString(), ", the input ",
-                                                   input->shape().ToString()));
-  }
+  BEF_RETURN_IF_ERROR(CheckSameShapeInputAndOutput(*input, *output, kKernel));
   const std::vector<int64_t>& dims = input->shape().dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (*axis < 0 || *axis >= rank) {

@@ -99,4 +99,30 @@ func.func @slice_empty() {
   tfrt.return
 }
 // CHECK-NEXT: DenseHostTensor dtype = i32, shape = [3000000000, 3000000000, 0], values = []
+// onnx.* broadcasting: the strides of an empty operand of huge dimensions
+// saturate instead of overflowing, and are never used; a dimension that
+// does not broadcast is an error before any product is taken.
+// CHECK-LABEL: --- Running 'onnx_broadcast_empty':
+func.func @onnx_broadcast_empty() {
+  %c0 = tfrt.new.chain
+  %in = tfrt_dht.create_uninitialized_tensor.f32.3 [0 : i64, 4000000000000 : i64, 4000000000000 : i64]
+  %out = tfrt_dht.create_uninitialized_tensor.f32.3 [0 : i64, 4000000000000 : i64, 4000000000000 : i64]
+  %c1 = "onnx.broadcast.f32"(%in, %out, %c0) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %sum = tfrt_dht.create_uninitialized_tensor.f32.3 [0 : i64, 4000000000000 : i64, 4000000000000 : i64]
+  %c2 = "onnx.add.f32"(%in, %out, %sum, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %c3 = tfrt_dht.print_tensor %sum, %c2
+  tfrt.return
+}
+// CHECK-NEXT: DenseHostTensor dtype = f32, shape = [0, 4000000000000, 4000000000000], values = []
+
+// CHECK-LABEL: --- Running 'onnx_broadcast_empty_to_nonempty':
+func.func @onnx_broadcast_empty_to_nonempty() {
+  %c0 = tfrt.new.chain
+  %in = tfrt_dht.create_uninitialized_tensor.f32.3 [0 : i64, 9000000000000000000 : i64, 10 : i64]
+  %out = tfrt_dht.create_uninitialized_tensor.f32.3 [1 : i64, 1000 : i64, 10 : i64]
+  // expected-error @+1 {{onnx.broadcast.f32: the input of shape [0, 9000000000000000000, 10] does not broadcast to the output's shape [1, 1000, 10]}}
+  %c1 = "onnx.broadcast.f32"(%in, %out, %c0) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  tfrt.return
+}
+
 // CHECK-NOT: {{.}}
