@@ -55,6 +55,7 @@ using cpu_kernels::Count;
 using cpu_kernels::DerivedDimension;
 using cpu_kernels::Elements;
 using cpu_kernels::FixedShapeText;
+using cpu_kernels::kMinimumTaskWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::MaxPoolPositions;
 using cpu_kernels::OneDnn;
@@ -64,14 +65,6 @@ using cpu_kernels::SamePoolPadding;
 using cpu_kernels::WorkProduct;
 using cpu_kernels::WritableElements;
 using cpu_kernels::ZeroPad;
-
-// The smallest share of a matrix product or convolution worth a task of
-// its own, in multiply-adds: about 5-20 us of compute. Waking the other
-// work-queue thread costs several microseconds on this VM, so a batch-1
-// MLP layer (0.4M multiply-adds, 19 us) split in two ran slower on mstd:2
-// than whole on one thread (docs/performance.md "Our kernels against
-// oneDNN's own call").
-constexpr int64_t kMinimumTaskWork = int64_t{1} << 20;
 
 // TFRT prints the 64-bit numbers of its printf-style messages with `%d`:
 // their low 32 bits as a signed int.
@@ -329,17 +322,17 @@ struct ConvolutionWork {
 
 // Splits the N * OH output rows over the work queue's threads, each share
 // at least kMinimumTaskWork multiply-adds.
-absl::StatusOr<AsyncValueRef<Chain>> RunConvolution(ConvolutionWork work, HostContext* host) {
+absl::StatusOr<Chain> RunConvolution(ConvolutionWork work, HostContext* host) {
   const int64_t rows = work.shape.batch * work.shape.out_height;
   const int64_t work_per_row =
       WorkProduct({work.shape.out_width, work.shape.out_channels, work.shape.filter_height,
                    work.shape.filter_width, work.shape.in_channels});
   const int64_t min_rows =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_row, 1));
-  return ParallelFor(host, rows, min_rows,
-                     [work = std::move(work)](int64_t begin, int64_t end) {
-                       return work.Run(begin, end);
-                     });
+  BEF_RETURN_IF_ERROR(ParallelFor(
+      host, rows, min_rows,
+      [work = std::move(work)](int64_t begin, int64_t end) { return work.Run(begin, end); }));
+  return Chain();
 }
 
 // The checks and operands every forward convolution shares; the output has
@@ -388,11 +381,10 @@ bool NothingToConvolve(const DenseHostTensor& input, const DenseHostTensor& filt
 }
 
 // eigen.conv2d.f32: (input, filter, output, chain) {padding, strides}.
-absl::StatusOr<AsyncValueRef<Chain>> Conv2D(Argument<DenseHostTensor> input,
-                                            Argument<DenseHostTensor> filter,
-                                            Argument<DenseHostTensor> output, Argument<Chain>,
-                                            StringAttribute padding,
-                                            ArrayAttribute<int64_t> strides, HostContext* host) {
+absl::StatusOr<Chain> Conv2D(Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
+                             Argument<DenseHostTensor> output, Argument<Chain>,
+                             StringAttribute padding, ArrayAttribute<int64_t> strides,
+                             HostContext* host) {
   constexpr std::string_view kKernel = "eigen.conv2d.f32";
   BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
                        PrepareConvolution(*input, *filter, *output, *padding, strides.data(),
@@ -400,7 +392,7 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2D(Argument<DenseHostTensor> input,
   if (NothingToConvolve(*input, *filter, *output)) {
     BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
     std::fill_n(out, Count(*output), 0.0f);
-    return GetReadyChain();
+    return Chain();
   }
   BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
   return RunConvolution(std::move(work), host);
@@ -408,13 +400,10 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2D(Argument<DenseHostTensor> input,
 
 // eigen.conv2d.bias.f32: (input, filter, bias, output, chain) {padding,
 // strides}: the convolution plus bias[oc].
-absl::StatusOr<AsyncValueRef<Chain>> Conv2DBias(Argument<DenseHostTensor> input,
-                                                Argument<DenseHostTensor> filter,
-                                                Argument<DenseHostTensor> bias,
-                                                Argument<DenseHostTensor> output, Argument<Chain>,
-                                                StringAttribute padding,
-                                                ArrayAttribute<int64_t> strides,
-                                                HostContext* host) {
+absl::StatusOr<Chain> Conv2DBias(Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
+                                 Argument<DenseHostTensor> bias, Argument<DenseHostTensor> output,
+                                 Argument<Chain>, StringAttribute padding,
+                                 ArrayAttribute<int64_t> strides, HostContext* host) {
   constexpr std::string_view kKernel = "eigen.conv2d.bias.f32";
   BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
                        PrepareConvolution(*input, *filter, *output, *padding, strides.data(),
@@ -426,7 +415,7 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBias(Argument<DenseHostTensor> input,
     BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
     const size_t count = Count(*output);
     for (size_t i = 0; i < count; ++i) out[i] = bias_values[i % channels];
-    return GetReadyChain();
+    return Chain();
   }
   work.shape.epilogue = kBefConvEpilogueBias;
   work.offset.assign(bias_values, bias_values + channels);
@@ -437,7 +426,7 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBias(Argument<DenseHostTensor> input,
 // eigen.conv2d.batch_norm.f32 and .relu: (input, filter, scale, offset,
 // mean, variance, output, chain) {epsilon, padding, strides}.
 template <bool kRelu>
-absl::StatusOr<AsyncValueRef<Chain>> Conv2DBatchNorm(
+absl::StatusOr<Chain> Conv2DBatchNorm(
     Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
     Argument<DenseHostTensor> scale, Argument<DenseHostTensor> offset,
     Argument<DenseHostTensor> mean, Argument<DenseHostTensor> variance,
@@ -471,7 +460,7 @@ absl::StatusOr<AsyncValueRef<Chain>> Conv2DBatchNorm(
         out[at + c] = kRelu ? std::max(value, 0.0f) : value;
       }
     }
-    return GetReadyChain();
+    return Chain();
   }
   BEF_RETURN_IF_ERROR(BindConvolution(work, *input, *filter, *output, host->allocator()));
   return RunConvolution(std::move(work), host);
@@ -542,30 +531,25 @@ absl::StatusOr<ConvolutionWork> PrepareOnnxConvolution(
   return work;
 }
 
-absl::StatusOr<AsyncValueRef<Chain>> RunOnnxConvolution(ConvolutionWork work,
-                                                        const DenseHostTensor& input,
-                                                        const DenseHostTensor& filter,
-                                                        DenseHostTensor& output,
-                                                        HostContext* host) {
+absl::StatusOr<Chain> RunOnnxConvolution(ConvolutionWork work, const DenseHostTensor& input,
+                                         const DenseHostTensor& filter, DenseHostTensor& output,
+                                         HostContext* host) {
   if (NothingToConvolve(input, filter, output)) {
     BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(output, host->allocator()));
     std::fill_n(out, Count(output), 0.0f);
     work.output = out;
     work.Finish(out, static_cast<int64_t>(Count(output)));
-    return GetReadyChain();
+    return Chain();
   }
   BEF_RETURN_IF_ERROR(BindConvolution(work, input, filter, output, host->allocator()));
   return RunConvolution(std::move(work), host);
 }
 
-absl::StatusOr<AsyncValueRef<Chain>> OnnxConv(Argument<DenseHostTensor> input,
-                                              Argument<DenseHostTensor> filter,
-                                              Argument<DenseHostTensor> bias,
-                                              Argument<DenseHostTensor> output, Argument<Chain>,
-                                              ArrayAttribute<int64_t> pads,
-                                              Attribute<int64_t> relu,
-                                              ArrayAttribute<int64_t> strides,
-                                              HostContext* host) {
+absl::StatusOr<Chain> OnnxConv(Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
+                               Argument<DenseHostTensor> bias, Argument<DenseHostTensor> output,
+                               Argument<Chain>, ArrayAttribute<int64_t> pads,
+                               Attribute<int64_t> relu, ArrayAttribute<int64_t> strides,
+                               HostContext* host) {
   BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
                        PrepareOnnxConvolution(*input, *filter, *bias, *output, pads.data(),
                                               strides.data(), "onnx.conv.f32"));
@@ -573,15 +557,11 @@ absl::StatusOr<AsyncValueRef<Chain>> OnnxConv(Argument<DenseHostTensor> input,
   return RunOnnxConvolution(std::move(work), *input, *filter, *output, host);
 }
 
-absl::StatusOr<AsyncValueRef<Chain>> OnnxConvAdd(Argument<DenseHostTensor> input,
-                                                 Argument<DenseHostTensor> filter,
-                                                 Argument<DenseHostTensor> bias,
-                                                 Argument<DenseHostTensor> addend,
-                                                 Argument<DenseHostTensor> output,
-                                                 Argument<Chain>, ArrayAttribute<int64_t> pads,
-                                                 Attribute<int64_t> relu,
-                                                 ArrayAttribute<int64_t> strides,
-                                                 HostContext* host) {
+absl::StatusOr<Chain> OnnxConvAdd(Argument<DenseHostTensor> input, Argument<DenseHostTensor> filter,
+                                  Argument<DenseHostTensor> bias, Argument<DenseHostTensor> addend,
+                                  Argument<DenseHostTensor> output, Argument<Chain>,
+                                  ArrayAttribute<int64_t> pads, Attribute<int64_t> relu,
+                                  ArrayAttribute<int64_t> strides, HostContext* host) {
   constexpr std::string_view kKernel = "onnx.conv.add.f32";
   BEF_ASSIGN_OR_RETURN(ConvolutionWork work,
                        PrepareOnnxConvolution(*input, *filter, *bias, *output, pads.data(),
@@ -638,15 +618,14 @@ absl::Status CheckMatMulShapes(const DenseHostTensor& a, const DenseHostTensor& 
 // eigen.matmul.f32: (alpha, A, B, beta, C, chain): C = A B (alpha 1, beta
 // 0: C is not read), A B + beta C (alpha 1), else alpha (A B) + beta C,
 // which reads C even when beta is 0 (TFRT's quirk: a NaN in C stays NaN).
-absl::StatusOr<AsyncValueRef<Chain>> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor> a,
-                                               Argument<DenseHostTensor> b, Argument<float> beta,
-                                               Argument<DenseHostTensor> c, Argument<Chain>,
-                                               HostContext* host) {
+absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor> a,
+                                Argument<DenseHostTensor> b, Argument<float> beta,
+                                Argument<DenseHostTensor> c, Argument<Chain>, HostContext* host) {
   BEF_RETURN_IF_ERROR(CheckMatMulShapes(*a, *b, *c, DType::kF32, "eigen.matmul.f32"));
   const int64_t m = c->shape().dims()[0], n = c->shape().dims()[1];
   const int64_t k = a->shape().dims()[1];
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*c, host->allocator()));
-  if (m == 0 || n == 0) return GetReadyChain();
+  if (m == 0 || n == 0) return Chain();
   float scale = *alpha, keep = *beta;
   if (scale != 1.0f && keep == 0.0f) {
     // alpha (A B) + 0 C: C times 0 (NaN and infinities give NaN), added.
@@ -660,7 +639,7 @@ absl::StatusOr<AsyncValueRef<Chain>> MatMulF32(Argument<float> alpha, Argument<D
     for (size_t i = 0; i < count; ++i) {
       out[i] = keep == 0.0f ? scale * 0.0f : scale * 0.0f + keep * out[i];
     }
-    return GetReadyChain();
+    return Chain();
   }
   BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, OneDnn());
   struct Product {
@@ -690,9 +669,11 @@ absl::StatusOr<AsyncValueRef<Chain>> MatMulF32(Argument<float> alpha, Argument<D
   const int64_t work_per_part = by_rows ? n * k : m * k;
   const int64_t min_block =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_part, 1));
-  return ParallelFor(host, parts_of, min_block,
-                     Product{onednn, a->buffer(), b->buffer(), c->buffer(), Elements<float>(*a),
-                             Elements<float>(*b), out, m, n, k, scale, keep, by_rows});
+  BEF_RETURN_IF_ERROR(
+      ParallelFor(host, parts_of, min_block,
+                  Product{onednn, a->buffer(), b->buffer(), c->buffer(), Elements<float>(*a),
+                          Elements<float>(*b), out, m, n, k, scale, keep, by_rows}));
+  return Chain();
 }
 
 // eigen.matmul.i32: the same for i32, in wrapping arithmetic, here.
@@ -767,12 +748,10 @@ absl::StatusOr<Chain> BatchNorm(Argument<DenseHostTensor> x, Argument<DenseHostT
 // strides} (i64 arrays): the window arithmetic and value of
 // tfrt_test.max_pooling_2d.f32, split by output positions in blocks of at
 // least max(1, 1000 / (C KH KW)).
-absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> input,
-                                                  Argument<DenseHostTensor> output,
-                                                  Argument<Chain>, StringAttribute padding,
-                                                  ArrayAttribute<int64_t> pool_size,
-                                                  ArrayAttribute<int64_t> strides,
-                                                  HostContext* host) {
+absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
+                                   Argument<DenseHostTensor> output, Argument<Chain>,
+                                   StringAttribute padding, ArrayAttribute<int64_t> pool_size,
+                                   ArrayAttribute<int64_t> strides, HostContext* host) {
   constexpr std::string_view kKernel = "eigen.max_pooling_2d.f32";
   BEF_RETURN_IF_ERROR(CheckF32(*input, kKernel, "input", 4));
   BEF_RETURN_IF_ERROR(CheckF32(*output, kKernel, "output", 4));
@@ -818,20 +797,21 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPooling2D(Argument<DenseHostTensor> inpu
       std::vector<int64_t>{in[0], geometry.out_height, geometry.out_width, in[3]}) {
     return absl::InvalidArgumentError("output tensor has the wrong shape");
   }
-  if (Count(*output) == 0) return GetReadyChain();
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
   const int64_t positions = geometry.batch * geometry.out_height * geometry.out_width;
   const int64_t window = std::max<int64_t>(
       1, WorkProduct({std::min(geometry.window_height, geometry.height),
                       std::min(geometry.window_width, geometry.width), geometry.channels}));
   const int64_t min_block = std::max<int64_t>(1, 1000 / window);
-  return ParallelFor(
-      host, positions, std::max(min_block, kMinimumTaskWork / window),
-      [geometry, data = Elements<float>(*input), out, keep_input = input->buffer(),
-       keep_output = output->buffer()](int64_t begin, int64_t end) {
-        MaxPoolPositions(geometry, data, out, begin, end);
-        return absl::OkStatus();
-      });
+  BEF_RETURN_IF_ERROR(
+      ParallelFor(host, positions, std::max(min_block, kMinimumTaskWork / window),
+                  [geometry, data = Elements<float>(*input), out, keep_input = input->buffer(),
+                   keep_output = output->buffer()](int64_t begin, int64_t end) {
+                    MaxPoolPositions(geometry, data, out, begin, end);
+                    return absl::OkStatus();
+                  }));
+  return Chain();
 }
 
 // eigen.zero_padding.f32: (input, output, chain) {padding} (i64 [PH, PW],

@@ -67,15 +67,13 @@ namespace {
 using cpu_kernels::CheckF32;
 using cpu_kernels::Count;
 using cpu_kernels::Elements;
+using cpu_kernels::kMinimumTaskWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::PoolPadding;
 using cpu_kernels::WorkProduct;
 using cpu_kernels::WritableElements;
 
 constexpr size_t kMaxRank = 8;
-// Positions per share of a split pooling: shares of at least this many
-// input reads.
-constexpr int64_t kMinimumTaskWork = int64_t{1} << 20;
 
 std::string Dims(std::span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
@@ -430,15 +428,14 @@ absl::StatusOr<MaxPoolGeometry> PoolGeometry(const DenseHostTensor& input,
 
 // On oneDNN's max pooling (onednn_api.h), split by images over the work
 // queue's threads.
-absl::StatusOr<AsyncValueRef<Chain>> MaxPool(Argument<DenseHostTensor> input,
-                                             Argument<DenseHostTensor> output, Argument<Chain>,
-                                             ArrayAttribute<int64_t> kernel_shape,
-                                             ArrayAttribute<int64_t> pads,
-                                             ArrayAttribute<int64_t> strides, HostContext* host) {
+absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHostTensor> output,
+                              Argument<Chain>, ArrayAttribute<int64_t> kernel_shape,
+                              ArrayAttribute<int64_t> pads, ArrayAttribute<int64_t> strides,
+                              HostContext* host) {
   BEF_ASSIGN_OR_RETURN(MaxPoolGeometry g,
                        PoolGeometry(*input, *output, kernel_shape.data(), pads.data(),
                                     strides.data(), "onnx.max_pool.f32"));
-  if (Count(*output) == 0) return GetReadyChain();
+  if (Count(*output) == 0) return Chain();
   BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, cpu_kernels::OneDnn());
   BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(*output, host->allocator()));
   const BefPool2DShape shape{.batch = g.batch, .height = g.height, .width = g.width,
@@ -451,7 +448,7 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPool(Argument<DenseHostTensor> input,
   const int64_t image_work = std::max<int64_t>(
       1, WorkProduct({g.out_height, g.out_width, g.channels, std::min(g.window_height, g.height),
                       std::min(g.window_width, g.width)}));
-  return ParallelFor(
+  BEF_RETURN_IF_ERROR(ParallelFor(
       host, g.batch, std::max<int64_t>(1, kMinimumTaskWork / image_work),
       [shape, onednn, data = Elements<float>(*input), out, keep_input = input->buffer(),
        keep_output = output->buffer()](int64_t begin, int64_t end) {
@@ -464,7 +461,8 @@ absl::StatusOr<AsyncValueRef<Chain>> MaxPool(Argument<DenseHostTensor> input,
           return absl::InternalError(error);
         }
         return absl::OkStatus();
-      });
+      }));
+  return Chain();
 }
 
 absl::StatusOr<Chain> AveragePool(Argument<DenseHostTensor> input,

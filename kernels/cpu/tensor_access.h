@@ -74,6 +74,16 @@ inline absl::StatusOr<int64_t> DerivedDimension(__int128 value, std::string_view
   return static_cast<int64_t>(value);
 }
 
+// The smallest share of a kernel's work worth a range of its own in
+// ParallelFor (bef/host/parallel_for.h), in multiply-adds (products,
+// convolutions) or input reads (pooling): a few microseconds. Smaller
+// shares would not pay for offering the range to the other threads; a
+// share offered to a thread that is asleep or busy costs little more,
+// since the caller then runs it itself. A batch-1 MLP layer of 784x512
+// (0.4M) splits in two, each thread keeping its half of the weights in its
+// own L2 (docs/performance.md "Models against ONNX Runtime").
+inline constexpr int64_t kMinimumTaskWork = int64_t{1} << 16;
+
 // An amount of work (a product of sizes, each >= 0) for deciding how to
 // split a kernel: saturates at INT64_MAX instead of wrapping, however large
 // the sizes of a tensor with no element are.

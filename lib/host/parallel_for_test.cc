@@ -1,12 +1,18 @@
 // ParallelFor (bef/host/parallel_for.h): the ranges cover [0, count) once
 // each, a range is never shorter than the minimum (but the last), small
-// work runs on the caller with no task, the chain completes after the last
-// range, and the first error wins. Under TSan (tag concurrency): the
-// ranges write disjoint parts of one array from the work queue's threads.
+// work runs on the caller with no task, every range has run when it
+// returns, the first error wins, and a range no other thread starts is run
+// by the caller (never waited for in the queue). Under TSan (tag
+// concurrency): the ranges write disjoint parts of one array from the work
+// queue's threads, read by the caller after the return.
 #include "bef/host/parallel_for.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -22,77 +28,115 @@ std::unique_ptr<HostContext> MakeHost(const char* queue) {
                                        CreateWorkQueue(queue).value());
 }
 
-void Wait(HostContext& host, AsyncValueRef<Chain>& done) {
-  AsyncValue* value = done.GetAsyncValue();
-  host.Await(std::span<AsyncValue* const>(&value, 1));
-}
-
 TEST(ParallelForTest, CoversEveryIndexOnceOnTwoThreads) {
   auto host = MakeHost("mstd:2");
   for (int64_t count : {1, 2, 7, 100, 1001}) {
-    auto hits = std::make_shared<std::vector<std::atomic<int>>>(count);
-    auto ranges = std::make_shared<std::atomic<int>>(0);
-    absl::StatusOr<AsyncValueRef<Chain>> done = ParallelFor(
-        host.get(), count, /*min_block=*/3, [hits, ranges, count](int64_t begin, int64_t end) {
+    std::vector<int> hits(count, 0);  // plain ints: written by the ranges, read here
+    std::atomic<int> ranges{0};
+    absl::Status status =
+        ParallelFor(host.get(), count, /*min_block=*/3, [&](int64_t begin, int64_t end) {
           EXPECT_LT(begin, end);
           EXPECT_LE(end, count);
           if (end != count) EXPECT_GE(end - begin, 3);
-          for (int64_t i = begin; i < end; ++i) (*hits)[i].fetch_add(1);
-          ranges->fetch_add(1);
+          for (int64_t i = begin; i < end; ++i) ++hits[i];
+          ranges.fetch_add(1);
           return absl::OkStatus();
         });
-    ASSERT_TRUE(done.ok());
-    Wait(*host, *done);
-    EXPECT_TRUE(done->IsAvailable());
-    EXPECT_FALSE(done->IsError());
-    for (int64_t i = 0; i < count; ++i) EXPECT_EQ((*hits)[i].load(), 1) << i;
-    EXPECT_EQ(ranges->load(), count >= 6 ? 2 : 1) << count;  // two threads at most
+    ASSERT_TRUE(status.ok()) << status;
+    for (int64_t i = 0; i < count; ++i) EXPECT_EQ(hits[i], 1) << i;
+    EXPECT_EQ(ranges.load(), count >= 6 ? 2 : 1) << count;  // two threads at most
   }
 }
 
-TEST(ParallelForTest, SmallWorkRunsHereAndIsReadyOnReturn) {
+TEST(ParallelForTest, SmallWorkRunsHere) {
   auto host = MakeHost("mstd:2");
   const std::thread::id caller = std::this_thread::get_id();
-  absl::StatusOr<AsyncValueRef<Chain>> done =
-      ParallelFor(host.get(), 5, /*min_block=*/10, [caller](int64_t begin, int64_t end) {
+  int calls = 0;
+  absl::Status status =
+      ParallelFor(host.get(), 5, /*min_block=*/10, [&](int64_t begin, int64_t end) {
         EXPECT_EQ(std::this_thread::get_id(), caller);
         EXPECT_EQ(begin, 0);
         EXPECT_EQ(end, 5);
+        ++calls;
         return absl::OkStatus();
       });
-  ASSERT_TRUE(done.ok());
-  EXPECT_TRUE(done->IsAvailable());
-  // One range: its error is the result itself, not a chain.
-  absl::StatusOr<AsyncValueRef<Chain>> failed = ParallelFor(
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(calls, 1);
+  absl::Status failed = ParallelFor(
       host.get(), 5, 10, [](int64_t, int64_t) { return absl::InternalError("part failed"); });
-  EXPECT_EQ(failed.status().message(), "part failed");
+  EXPECT_EQ(failed.message(), "part failed");
 }
 
 TEST(ParallelForTest, OneThreadRunsEverythingHere) {
   auto host = MakeHost("s");
   int calls = 0;
-  absl::StatusOr<AsyncValueRef<Chain>> done =
-      ParallelFor(host.get(), 1000, 1, [&calls](int64_t begin, int64_t end) {
-        ++calls;
-        EXPECT_EQ(end - begin, 1000);
-        return absl::OkStatus();
-      });
-  ASSERT_TRUE(done.ok());
-  EXPECT_TRUE(done->IsAvailable());
+  absl::Status status = ParallelFor(host.get(), 1000, 1, [&calls](int64_t begin, int64_t end) {
+    ++calls;
+    EXPECT_EQ(end - begin, 1000);
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(status.ok());
   EXPECT_EQ(calls, 1);
 }
 
-TEST(ParallelForTest, AnErrorOfAnyRangeMakesTheChainAnError) {
+TEST(ParallelForTest, AnErrorOfAnyRangeIsTheResult) {
   auto host = MakeHost("mstd:2");
-  absl::StatusOr<AsyncValueRef<Chain>> done =
-      ParallelFor(host.get(), 100, 10, [](int64_t begin, int64_t) {
-        if (begin != 0) return absl::InternalError("the second range failed");
-        return absl::OkStatus();
-      });
-  ASSERT_TRUE(done.ok());
-  Wait(*host, *done);
-  ASSERT_TRUE(done->IsError());
-  EXPECT_EQ(done->GetError().message(), "the second range failed");
+  for (int round = 0; round < 20; ++round) {
+    absl::Status status = ParallelFor(host.get(), 100, 10, [](int64_t begin, int64_t) {
+      if (begin != 0) return absl::InternalError("the second range failed");
+      return absl::OkStatus();
+    });
+    EXPECT_EQ(status.message(), "the second range failed");
+  }
+}
+
+// Both compute threads are held by other tasks: the offered range waits in
+// the queue, and the caller runs it itself instead of waiting for it. The
+// task found later has nothing left to run.
+TEST(ParallelForTest, TheCallerRunsRangesNoThreadStarted) {
+  auto host = MakeHost("mstd:2");
+  std::mutex mutex;
+  std::condition_variable released;
+  bool release = false;
+  std::atomic<int> holding{0};
+  for (int i = 0; i < 2; ++i) {
+    host->EnqueueWork([&] {
+      holding.fetch_add(1);
+      std::unique_lock<std::mutex> lock(mutex);
+      released.wait(lock, [&] { return release; });
+    });
+  }
+  // (Released on every way out, so the host's threads can end.)
+  struct Release {
+    std::mutex& mutex;
+    std::condition_variable& released;
+    bool& release;
+    ~Release() {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        release = true;
+      }
+      released.notify_all();
+    }
+  };
+  {
+    Release guard{mutex, released, release};
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (holding.load() < 2 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    ASSERT_EQ(holding.load(), 2);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::set<int64_t> begins;
+    absl::Status status = ParallelFor(host.get(), 100, 10, [&](int64_t begin, int64_t) {
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      begins.insert(begin);
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(status.ok());
+    EXPECT_EQ(begins, (std::set<int64_t>{0, 50}));
+  }
+  host->Quiesce();
 }
 
 }  // namespace

@@ -657,10 +657,11 @@ class _Converter:
     def matmul(self, node, a, b, c, alpha, beta, shape):
         """Y = alpha A B + beta C on eigen.matmul.f32 (C broadcast first)."""
         out = self.new_tensor(shape)
-        chains = [a, b]
         if c is not None and beta != 0.0:
-            c = self.exact(c) if len(c.shape) == len(shape) else self.exact(c)
-            chain = self.chain_of([c])
+            c = self.exact(c)
+            # After A's chain: the model stays one chain of kernels (one
+            # stream) instead of handing a copy of a row to another thread.
+            chain = self.chain_of([c, a])
             filled = self.name("c")
             self.emit('%s = "onnx.broadcast.f32"(%s, %s, %s) : (%s, %s, %s) -> %s' %
                       (filled, self.tensor_of(c), out, chain, TENSOR, TENSOR, CHAIN, CHAIN))
@@ -669,12 +670,13 @@ class _Converter:
             filled = None
             if alpha != 1.0:  # TFRT's matmul reads C when alpha != 1
                 filled = self.name("c")
-                self.emit("%s = tfrt_dht.fill_tensor_with_constant.f32 %s, %%ch0 0.0 : f32" %
-                          (filled, out))
+                self.emit("%s = tfrt_dht.fill_tensor_with_constant.f32 %s, %s 0.0 : f32" %
+                          (filled, out, self.chain_of([a])))
         alpha_ssa, beta_ssa = self.name("s"), self.name("s")
         self.emit("%s = tfrt.constant.f32 %s" % (alpha_ssa, _f32(alpha)))
         self.emit("%s = tfrt.constant.f32 %s" % (beta_ssa, _f32(beta)))
-        inputs = chains + ([_Value((), chain=filled)] if filled else [])
+        # (C's fill waited for A's chain.)
+        inputs = [b, _Value((), chain=filled)] if filled else [a, b]
         chain = self.chain_of(inputs)
         result = self.name("c")
         self.emit('%s = "eigen.matmul.f32"(%s, %s, %s, %s, %s, %s) : (f32, %s, %s, f32, %s, %s)'

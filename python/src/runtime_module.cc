@@ -402,6 +402,12 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
       // inline, which never returns to Python until it ends.
       if (watched) InterruptWatcher::Get().Enter(FormRef(&run_->request()));
       Execute();
+      // Help while the run's work (or anyone's) waits for a compute
+      // thread: kernels the executor queued while the compute threads
+      // sleep go on here at once, not after a wake-up (as bef_serve's
+      // request threads help, tools/serving/run_limits.h).
+      while (!done() && host->work_queue().RunPendingTask()) {
+      }
       if (watched) InterruptWatcher::Get().Leave();
     }
   }

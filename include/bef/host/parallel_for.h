@@ -1,25 +1,35 @@
-// Splitting one kernel's work over the host's work-queue threads.
+// Splitting one kernel's work over the host's work-queue threads: a
+// fork-join, as oneDNN's and ONNX Runtime's thread pools run a layer.
 //
-//   absl::StatusOr<AsyncValueRef<Chain>> done = ParallelFor(
-//       host, rows, /*min_block=*/64,
-//       [keep = buffer.CopyRef(), ...](int64_t begin, int64_t end) -> absl::Status {
+//   BEF_RETURN_IF_ERROR(ParallelFor(host, rows, /*min_block=*/64,
+//       [&](int64_t begin, int64_t end) -> absl::Status {
 //         ... rows [begin, end) ...
-//       });
+//       }));
+//   return Chain();  // every row is written
 //
 // ParallelFor calls body(begin, end) on disjoint ranges that cover [0,
 // count): at most one range per work-queue thread and none shorter than
 // min_block (so a small kernel is one call, with no task and no
-// allocation). The calling thread runs the first range itself; the others
-// go to the queue as parallel work (HostContext::EnqueueParallelWork), so
-// a kernel on `mstd:2` uses both threads and no thread pool but the
-// executor's. The result is a chain available once every range has run,
-// or the first error a range returned; when the work was one range, that
-// range has run on return and the result is the ready chain or the error
-// itself.
+// allocation). It returns when every range has run, with the first error
+// a range returned: the kernel is synchronous, its outputs written on
+// return, and what follows it runs on the calling thread.
 //
-// The body is copied once into state shared by the ranges: it must own
-// (hold references to) what it reads and writes, because the kernel's
-// operands may be released as soon as the kernel returns.
+// The calling thread runs the first range itself and offers the others to
+// the queue as parallel work (HostContext::EnqueueParallelWork), so a
+// kernel on `mstd:2` uses both threads and no thread pool but the
+// executor's. Ranges are *claimed*: a queue thread that starts one of
+// these tasks claims the next unclaimed range, and the caller, its own
+// range done, claims and runs every range no thread has started. So a
+// split never costs more than the work itself when the other threads are
+// busy or asleep (the caller does it all, the tasks find nothing left),
+// and the caller waits only for ranges another thread is running -- spin,
+// then yield -- never for a task still in the queue. The range a thread
+// gets is stable from run to run when the other thread is free (the caller
+// the first, the other the second): each keeps its share of a layer's
+// weights in its own cache.
+//
+// The body is called only while ParallelFor runs (a task that finds no
+// range left does not touch it), so it may capture by reference.
 #ifndef BEF_HOST_PARALLEL_FOR_H_
 #define BEF_HOST_PARALLEL_FOR_H_
 
@@ -27,68 +37,80 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "bef/async/async_value_ref.h"
 #include "bef/host/host_context.h"
 
 namespace bef {
 
 namespace internal {
 
-template <typename Body>
-struct ParallelForState {
-  ParallelForState(Body body, int pending) : body(std::move(body)), pending(pending) {}
+// What the caller and the queue's tasks share: the next range to claim and
+// how many have run. On the heap: a task may start after ParallelFor has
+// returned (and then finds no range to claim).
+struct ParallelForRanges {
+  ParallelForRanges(int64_t count, int64_t ranges)
+      : count(count), size((count + ranges - 1) / ranges), ranges(ranges) {}
 
-  // One range has run with `status`; the last makes `done` available.
-  void Finish(absl::Status status) {
-    if (!status.ok() && !failed.exchange(true, std::memory_order_acq_rel)) {
-      error = std::move(status);  // only the first failure writes it
-    }
-    if (pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    if (failed.load(std::memory_order_acquire)) {
-      done.SetError(std::move(error));
-    } else {
-      done.emplace();
+  // Claims and runs ranges until none is left.
+  template <typename Body>
+  void RunClaimed(Body& body) {
+    while (true) {
+      const int64_t range = next.fetch_add(1, std::memory_order_relaxed);
+      if (range >= ranges) return;
+      const int64_t begin = range * size;
+      const int64_t end = std::min(count, begin + size);
+      absl::Status status = begin < end ? body(begin, end) : absl::OkStatus();
+      if (!status.ok() && !failed.exchange(true, std::memory_order_acq_rel)) {
+        error = std::move(status);  // only the first failure writes it
+      }
+      finished.fetch_add(1, std::memory_order_release);
     }
   }
 
-  Body body;
-  std::atomic<int> pending;
+  // Waits for the ranges other threads claimed (each is running).
+  void AwaitFinished() const {
+    for (int spins = 0; finished.load(std::memory_order_acquire) < ranges; ++spins) {
+      if (spins < 4096) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+
+  const int64_t count;
+  const int64_t size;
+  const int64_t ranges;
+  std::atomic<int64_t> next{0};
+  alignas(64) std::atomic<int64_t> finished{0};
   std::atomic<bool> failed{false};
   absl::Status error;
-  AsyncValueRef<Chain> done = MakeUnconstructedAsyncValueRef<Chain>();
 };
 
 }  // namespace internal
 
 template <typename Body>
-absl::StatusOr<AsyncValueRef<Chain>> ParallelFor(HostContext* host, int64_t count,
-                                                 int64_t min_block, Body body) {
+absl::Status ParallelFor(HostContext* host, int64_t count, int64_t min_block, Body&& body) {
   const int64_t threads = std::max(host->GetNumWorkerThreads(), 1);
   const int64_t ranges =
       std::clamp<int64_t>(count / std::max<int64_t>(min_block, 1), 1, threads);
   if (ranges == 1) {
-    if (count > 0) {
-      if (absl::Status status = body(int64_t{0}, count); !status.ok()) return status;
-    }
-    return GetReadyChain();
+    return count > 0 ? body(int64_t{0}, count) : absl::OkStatus();
   }
-  const int64_t size = (count + ranges - 1) / ranges;
-  auto state = std::make_shared<internal::ParallelForState<Body>>(std::move(body),
-                                                                  static_cast<int>(ranges));
-  AsyncValueRef<Chain> done = state->done.CopyRef();
+  auto shared = std::make_shared<internal::ParallelForRanges>(count, ranges);
+  // The body stays here: a task reaches it only through a claimed range,
+  // and this call returns after every claimed range has finished.
+  auto* const body_here = &body;
   for (int64_t range = 1; range < ranges; ++range) {
-    const int64_t begin = range * size;
-    const int64_t end = std::min(count, begin + size);
-    host->EnqueueParallelWork([state, begin, end] {
-      state->Finish(begin < end ? state->body(begin, end) : absl::OkStatus());
-    });
+    host->EnqueueParallelWork([shared, body_here] { shared->RunClaimed(*body_here); });
   }
-  state->Finish(state->body(int64_t{0}, std::min(count, size)));
-  return done;
+  shared->RunClaimed(body);
+  shared->AwaitFinished();
+  if (shared->failed.load(std::memory_order_acquire)) return std::move(shared->error);
+  return absl::OkStatus();
 }
 
 }  // namespace bef
