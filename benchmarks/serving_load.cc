@@ -29,6 +29,14 @@
 // only when E and L are 0 (and a server it started stops cleanly on
 // SIGTERM). Latencies are of good requests.
 //
+// With --mix=request it drives any model (of --target's server, or of its
+// own repository: e.g. `echo`): every request is
+// the one binary-tensor HTTP request of --request_header=FILE (the JSON
+// part) and --request_data=FILE (the tensor bytes after it) to
+// /v2/models/--model/infer, and an answer is right when it is a 200 with
+// binary tensor data of --answer_bytes (e.g. a model onnx-to-bef converted,
+// benchmarks/compute/serve_model.py).
+//
 // With --idle_connections=N and --slowloris_connections=M it first opens N
 // keep-alive connections that then stay idle (half of them after one
 // request) and keeps M connections sending a header byte a second (each
@@ -37,8 +45,9 @@
 //
 //   bazel run --config=opt //benchmarks:serving_load -- --seconds=60
 //   (flags: --protocol=http|grpc|v1 (http), --binary, --models=N (1),
-//    --mix=all|scalar|tensor (all: the mix above; scalar: only `add`;
-//    tensor: only `echo` of --tensor_elements=N INT32s, 262144 = 1 MiB),
+//    --mix=all|scalar|tensor|request (all: the mix above; scalar: only
+//    `add`; tensor: only `echo` of --tensor_elements=N INT32s, 262144 = 1
+//    MiB; request: --model, --request_header, --request_data, --answer_bytes),
 //    --seconds=N (20), --clients=N (8), --work_queue_type=SPEC (mstd:2),
 //    --idle_connections=N (0), --slowloris_connections=N (0),
 //    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT]
@@ -94,6 +103,12 @@ struct LoadOptions {
   std::string grpc_target;  // HOST:PORT of its gRPC port
   bool answer_from_memory = false;  // the target answers from memory (nginx)
   std::vector<std::string> server_flags;  // more flags for the server it starts
+  // --mix=request: the model, the request's JSON and tensor bytes, and the
+  // binary data size of a right answer.
+  std::string model;
+  std::string request_header;
+  std::string request_data;
+  int answer_bytes = 0;
 };
 
 struct Totals {
@@ -110,7 +125,7 @@ struct Totals {
   std::fprintf(stderr,
                "%s: %s\nusage: %s (--server=bef_serve --program=file.bef | "
                "--target=HOST:PORT [--grpc_target=HOST:PORT]) [--protocol=http|grpc|v1] "
-               "[--binary] [--models=N] [--mix=all|scalar|tensor] [--tensor_elements=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
+               "[--binary] [--models=N] [--mix=all|scalar|tensor|request] [--tensor_elements=N] [--model=NAME --request_header=FILE --request_data=FILE --answer_bytes=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
                "[--idle_connections=N] [--slowloris_connections=N]\n",
                program, problem.c_str(), program);
   std::exit(2);
@@ -359,11 +374,12 @@ void HoldHostileConnections(int port, int idle, int slowloris, const std::atomic
 
 
 // What one client checks, whatever the protocol.
-enum class Kind { kAdd, kEcho, kBad, kDeadline, kTensor };
+enum class Kind { kAdd, kEcho, kBad, kDeadline, kTensor, kRequest };
 
 Kind KindOf(uint64_t n, const std::string& mix) {
   if (mix == "scalar") return Kind::kAdd;
   if (mix == "tensor") return Kind::kTensor;
+  if (mix == "request") return Kind::kRequest;
   int k = n % 20;
   if (k == 7 || k == 17) return Kind::kBad;
   if (k == 3 || k == 13) return Kind::kDeadline;
@@ -413,11 +429,28 @@ class HttpProtocolClient {
     }
   }
 
+  // The --mix=request request (binary tensor data) and its answer's size.
+  void SetRequest(const std::string& model, std::string header, const std::string& data,
+                  size_t answer_bytes) {
+    request_path_ = absl::StrCat("/v2/models/", model, "/infer");
+    request_json_length_ = header.size();
+    request_body_ = std::move(header) + data;
+    answer_bytes_ = answer_bytes;
+  }
+
   Outcome Send(Kind kind, const std::string& model, int32_t a, int32_t b) {
     HttpClient::Reply reply;
     int expected_status = 200;
     std::string expected;
     switch (kind) {
+      case Kind::kRequest:
+        reply = http_.Post(request_path_, request_body_, request_json_length_);
+        if (reply.status == 200 &&
+            (!reply.json_length || reply.body.size() != *reply.json_length + answer_bytes_)) {
+          return {Outcome::kWrong, absl::StrCat("an answer without ", answer_bytes_,
+                                                " bytes of binary data: ", reply.body.substr(0, 200))};
+        }
+        break;
       case Kind::kTensor:
         if (binary_ && !v1_) {
           reply = http_.Post("/v2/models/echo/infer", tensor_body_, tensor_json_length_);
@@ -507,6 +540,9 @@ class HttpProtocolClient {
   // The --mix=tensor request and what its answer must hold.
   std::string tensor_body_, tensor_raw_, tensor_shape_, tensor_prefix_;
   size_t tensor_json_length_ = 0;
+  // The --mix=request request.
+  std::string request_path_, request_body_;
+  size_t request_json_length_ = 0, answer_bytes_ = 0;
 };
 
 class GrpcProtocolClient {
@@ -550,6 +586,7 @@ class GrpcProtocolClient {
     };
     switch (kind) {
       case Kind::kTensor:
+      case Kind::kRequest:  // (HTTP only)
         break;
       case Kind::kBad:
         expected_code = grpc::StatusCode::INVALID_ARGUMENT;
@@ -657,6 +694,10 @@ void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
     HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1",
                               options.mix == "tensor" ? options.tensor_elements : 0,
                               options.answer_from_memory);
+    if (options.mix == "request") {
+      client.SetRequest(options.model, options.request_header, options.request_data,
+                        options.answer_bytes);
+    }
     RunClient(client, id, options.models, options.mix, end, totals);
   }
 }
@@ -689,8 +730,18 @@ int main(int argc, char** argv) {
       count(&options.models, 1);
     } else if (name == "tensor_elements") {
       count(&options.tensor_elements, 1);
-    } else if (name == "mix" && (value == "all" || value == "scalar" || value == "tensor")) {
+    } else if (name == "mix" &&
+               (value == "all" || value == "scalar" || value == "tensor" || value == "request")) {
       options.mix = value;
+    } else if (name == "model" && !value.empty()) {
+      options.model = value;
+    } else if (name == "request_header" || name == "request_data") {
+      std::ifstream file(value, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+      if (!file.good() && !file.eof()) Usage(argv[0], "cannot read " + value);
+      (name == "request_header" ? options.request_header : options.request_data) = bytes;
+    } else if (name == "answer_bytes") {
+      count(&options.answer_bytes, 0);
     } else if (name == "idle_connections") {
       count(&options.idle_connections, 0);
     } else if (name == "slowloris_connections") {
@@ -714,6 +765,10 @@ int main(int argc, char** argv) {
     }
   }
   bool own_server = options.target.empty();
+  if (options.mix == "request" &&
+      (options.protocol != "http" || options.model.empty() || options.request_header.empty())) {
+    Usage(argv[0], "--mix=request needs --protocol=http, --model and --request_header");
+  }
   if (options.answer_from_memory &&
       (own_server || options.protocol != "http" || options.mix != "scalar")) {
     Usage(argv[0], "--answer_from_memory needs --target, --protocol=http and --mix=scalar");

@@ -292,6 +292,7 @@ class SingleThreadedWorkQueue : public ConcurrentWorkQueue {
   }
 
   int GetParallelismLevel() const override { return 1; }
+  bool HasComputeThreads() const override { return false; }
   bool IsInWorkerThread() const override { return running_tasks > 0; }
 
  private:

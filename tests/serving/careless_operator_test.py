@@ -577,6 +577,15 @@ class FlagsTest(unittest.TestCase):
         self.assertIn("bef_serve: work queue mstd:100000: 100000 compute and 256 blocking threads "
                       "are more than this process may have", result.stderr)
 
+    def test_the_single_threaded_queue_is_refused(self):
+        # Its queued work runs only inside a caller's wait: a model whose
+        # kernels span streams (every onnx-to-bef model) hung until its
+        # 5-minute run limit.
+        result = self.start("--work_queue_type=s")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("bef_serve: --work_queue_type=s: bef_serve needs a work queue with compute "
+                      "threads (mstd:N)", result.stderr)
+
     def test_ipv6_literals_work_for_http_and_grpc(self):
         env = dict(os.environ)
         if "TSAN_OPTIONS" in env:

@@ -35,6 +35,14 @@ absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
   absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
       CreateWorkQueue(work_queue_type);
   if (!queue.ok()) return queue.status();
+  if (!(*queue)->HasComputeThreads()) {
+    // Its queued work would run only in an Await no request thread makes:
+    // a run with work on other streams would never end.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--work_queue_type=", work_queue_type,
+        ": bef_serve needs a work queue with compute threads (mstd:N); the "
+        "single-threaded queue runs queued work only inside a caller's wait"));
+  }
   // Runtime errors reach the client through the result values (with their
   // locations); the diagnostic stream is not needed here.
   auto host = std::make_unique<HostContext>([](const DecodedDiagnostic&) {},

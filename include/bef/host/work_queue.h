@@ -79,6 +79,11 @@ class ConcurrentWorkQueue {
   virtual int GetParallelismLevel() const = 0;
   // Whether the calling thread is running one of this queue's tasks.
   virtual bool IsInWorkerThread() const = 0;
+  // Whether queued compute tasks run on threads of the queue's own. False
+  // for the single-threaded queue ("s"), whose tasks run only inside a
+  // caller's Await or Quiesce: a server whose request threads wait for
+  // results without them (bef_serve) cannot use it.
+  virtual bool HasComputeThreads() const { return true; }
   // Whether a task that the running task added now would be the next one
   // this queue runs, on this thread, with nothing else queued before it.
   // A task about to add its continuation as its last act may then run the
