@@ -30,12 +30,11 @@
 // SIGTERM). Latencies are of good requests.
 //
 // With --mix=request it drives any model (of --target's server, or of its
-// own repository: e.g. `echo`): every request is
-// the one binary-tensor HTTP request of --request_header=FILE (the JSON
-// part) and --request_data=FILE (the tensor bytes after it) to
-// /v2/models/--model/infer, and an answer is right when it is a 200 with
-// binary tensor data of --answer_bytes (e.g. a model onnx-to-bef converted,
-// benchmarks/compute/serve_model.py).
+// own repository: e.g. `echo`): every request is the one binary-tensor HTTP
+// request of --request_header=FILE (the JSON part) and --request_data=FILE
+// (the tensor bytes after it) to /v2/models/--model/infer, and an answer is
+// right when it is a 200 with binary tensor data of --answer_bytes (e.g. a
+// model onnx-to-bef converted, benchmarks/compute/serve_model.py).
 //
 // With --idle_connections=N and --slowloris_connections=M it first opens N
 // keep-alive connections that then stay idle (half of them after one

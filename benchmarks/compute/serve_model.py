@@ -4,16 +4,15 @@ model run in-process from Python, in one sitting (issue #52's serving
 target: the server at least 0.8x the in-process requests per second).
 
 tests/onnx/Inputs/models.py's MLP 784-512-256-10 (random weights) becomes
-a repository version with onnx-to-bef (batch 1). Each round, for each work
-queue:
+a repository version with onnx-to-bef (batch 1). Each round:
   - in-process (`s` and `mstd:2`): `bef.load(...).run("main", x)` in a
     loop for SECONDS on one Python thread (no network, no serialisation):
     requests per second;
-  - served: bef_serve (`mstd:2`, one and two I/O threads) on the repository driven by
-    serving_load --mix=request with CLIENTS keep-alive connections, each
-    POSTing the one binary-tensor request (the 784 floats after the JSON
-    part) and checking each answer is a 200 with the 40 bytes of the
-    output: requests per second. With CLIENTS=1 the server answers one
+  - served: bef_serve (`mstd:2` only: it refuses `s`; one and two I/O
+    threads) on the repository driven by serving_load --mix=request with
+    CLIENTS keep-alive connections, each POSTing the one binary-tensor
+    request (the 784 floats after the JSON part) and checking each answer
+    is a 200 with the 40 bytes of the output: requests per second. With CLIENTS=1 the server answers one
     request at a time, as the Python loop does; with more it may use
     both cores.
 Prints per row the median over rounds, the spread, and the ratio to the
@@ -64,14 +63,18 @@ def in_process_rps(program_bytes, queue, x, seconds):
 
 
 def served_rps(bef_serve, serving_load, repository, io_threads, files, clients, seconds):
+    # The server's log goes to a file read only if it fails to start (a pipe
+    # nobody reads would block the server once full).
+    log = tempfile.TemporaryFile(mode="w+")
     server = subprocess.Popen(
         [bef_serve, "--port=0", "--work_queue_type=mstd:2", "--io_threads=%d" % io_threads,
          "--model_repository=" + repository],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=log, text=True)
     try:
         line = server.stdout.readline()
         if "listening on http://127.0.0.1:" not in line:
-            raise RuntimeError("bef_serve did not start: %r" % line)
+            log.seek(0)
+            raise RuntimeError("bef_serve did not start: %r %s" % (line, log.read()))
         port = int(line.rsplit(":", 1)[1])
         result = subprocess.run(
             [serving_load, "--target=127.0.0.1:%d" % port, "--mix=request", "--model=mlp",
@@ -86,6 +89,7 @@ def served_rps(bef_serve, serving_load, repository, io_threads, files, clients, 
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
 
 
 def main():

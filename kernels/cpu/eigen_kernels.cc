@@ -188,22 +188,21 @@ absl::Status CheckChannelVector(const DenseHostTensor& vector, std::string_view 
   return absl::OkStatus();
 }
 
-// The shared state of one convolution's parts: the operands' buffers (kept
-// alive until the last part) and the per-channel factors of its epilogue.
+// The shared state of one convolution's parts (ParallelFor returns when
+// every part has run, so the operands outlive them): the operands and the
+// per-channel factors of its epilogue.
 struct ConvolutionWork {
   BefConv2DShape shape;
   const BefOneDnnApi* onednn;
-  RCReference<HostBuffer> input_buffer, filter_buffer, output_buffer;
   const float* input;
   const float* filter;
   float* output;
   // shape.epilogue's operands (onednn_api.h): a bias in `offset`; batch
   // norm: out = (conv - mean) * factor + offset, factor = scale /
   // sqrt(variance + epsilon) once per channel; an addend of the output's
-  // shape (kept alive by addend_buffer).
+  // shape.
   std::vector<float> mean, factor, offset;
   const float* addend = nullptr;
-  RCReference<HostBuffer> addend_buffer;
 
   const void* prepared_filter = nullptr;  // PreparedFilter's, or null
 
@@ -330,8 +329,7 @@ absl::StatusOr<Chain> RunConvolution(ConvolutionWork work, HostContext* host) {
   const int64_t min_rows =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_row, 1));
   BEF_RETURN_IF_ERROR(ParallelFor(
-      host, rows, min_rows,
-      [work = std::move(work)](int64_t begin, int64_t end) { return work.Run(begin, end); }));
+      host, rows, min_rows, [&work](int64_t begin, int64_t end) { return work.Run(begin, end); }));
   return Chain();
 }
 
@@ -367,9 +365,6 @@ absl::Status BindConvolution(ConvolutionWork& work, const DenseHostTensor& input
   work.input = Elements<float>(input);
   work.filter = Elements<float>(filter);
   work.prepared_filter = PreparedFilter(filter, work.shape, *work.onednn);
-  work.input_buffer = input.buffer();
-  work.filter_buffer = filter.buffer();
-  work.output_buffer = output.buffer();
   return absl::OkStatus();
 }
 
@@ -575,7 +570,6 @@ absl::StatusOr<Chain> OnnxConvAdd(Argument<DenseHostTensor> input, Argument<Dens
   work.shape.epilogue =
       *relu != 0 ? kBefConvEpilogueBiasAddendRelu : kBefConvEpilogueBiasAddend;
   work.addend = Elements<float>(*addend);
-  work.addend_buffer = addend->buffer();
   return RunOnnxConvolution(std::move(work), *input, *filter, *output, host);
 }
 
@@ -644,7 +638,6 @@ absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor>
   BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, OneDnn());
   struct Product {
     const BefOneDnnApi* onednn;
-    RCReference<HostBuffer> a_buffer, b_buffer, c_buffer;
     const float* a;
     const float* b;
     float* c;
@@ -669,10 +662,9 @@ absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor>
   const int64_t work_per_part = by_rows ? n * k : m * k;
   const int64_t min_block =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_part, 1));
-  BEF_RETURN_IF_ERROR(
-      ParallelFor(host, parts_of, min_block,
-                  Product{onednn, a->buffer(), b->buffer(), c->buffer(), Elements<float>(*a),
-                          Elements<float>(*b), out, m, n, k, scale, keep, by_rows}));
+  BEF_RETURN_IF_ERROR(ParallelFor(host, parts_of, min_block,
+                                  Product{onednn, Elements<float>(*a), Elements<float>(*b), out, m,
+                                          n, k, scale, keep, by_rows}));
   return Chain();
 }
 
@@ -806,8 +798,7 @@ absl::StatusOr<Chain> MaxPooling2D(Argument<DenseHostTensor> input,
   const int64_t min_block = std::max<int64_t>(1, 1000 / window);
   BEF_RETURN_IF_ERROR(
       ParallelFor(host, positions, std::max(min_block, kMinimumTaskWork / window),
-                  [geometry, data = Elements<float>(*input), out, keep_input = input->buffer(),
-                   keep_output = output->buffer()](int64_t begin, int64_t end) {
+                  [geometry, data = Elements<float>(*input), out](int64_t begin, int64_t end) {
                     MaxPoolPositions(geometry, data, out, begin, end);
                     return absl::OkStatus();
                   }));

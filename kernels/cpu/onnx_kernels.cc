@@ -450,8 +450,7 @@ absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHos
                       std::min(g.window_width, g.width)}));
   BEF_RETURN_IF_ERROR(ParallelFor(
       host, g.batch, std::max<int64_t>(1, kMinimumTaskWork / image_work),
-      [shape, onednn, data = Elements<float>(*input), out, keep_input = input->buffer(),
-       keep_output = output->buffer()](int64_t begin, int64_t end) {
+      [shape, onednn, data = Elements<float>(*input), out](int64_t begin, int64_t end) {
         BefPool2DShape part = shape;
         part.batch = end - begin;
         char error[512];
