@@ -15,6 +15,7 @@
 #include "bef/async/async_value_ref.h"
 #include "bef/format/bef_encoding.h"
 #include "bef/host/kernel_utils.h"
+#include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
 #include "pybind11/numpy.h"
 
@@ -290,10 +291,6 @@ py::object StringToPython(const std::string& value) {
   return py::bytes(value);
 }
 
-bool IsTensorType(std::string_view type) {
-  return type == "!tfrt_tensor.tensor" || type == "!t.tensor";
-}
-
 // The tensor dtypes NumPy has, by NumPy's name: the one table of the
 // mapping (globals->dtypes and DTypeOfNumpy are made from it).
 constexpr std::pair<DType, const char*> kNumpyDTypes[] = {
@@ -502,7 +499,7 @@ RCReference<AsyncValue> ValueFromPython(std::string_view type, py::handle object
     }
     return Available<std::string>(std::move(value));
   }
-  if (IsTensorType(type)) return TensorFrom(object, what);
+  if (type == kDenseHostTensorTypeName) return TensorFrom(object, what);
   ThrowArgumentError(what.Text() + " has type " + std::string(type) +
                      ", which only a bef.Value of that type (a result of another run) can supply");
 }

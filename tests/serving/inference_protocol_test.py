@@ -202,6 +202,19 @@ class ProtocolTest(unittest.TestCase):
              400, "has 1 data elements, its shape needs 3"),
             ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "FP16", "data": [1]}]},
              400, "datatype 'FP16'"),
+            # Names a request gave are echoed at most 200 bytes long.
+            ("add", {"inputs": [{"name": "c" * 5000, "shape": [], "datatype": "INT32",
+                                 "data": [1]}]},
+             400, "has no input '" + "c" * 200 + "... (5000 bytes)'"),
+            ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "INT32", "data": [1]}],
+                      "outputs": [{"name": "z" * 5000}]},
+             400, "has no output '" + "z" * 200 + "... (5000 bytes)'"),
+            ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "INT32", "data": [1]}],
+                      "outputs": [{"name": "y"}, {"name": "y"}]},
+             400, "output 'y' requested twice"),
+            ("echo", {"inputs": [{"name": "x", "shape": [1], "datatype": "INT32", "data": [1]},
+                                 {"name": "x", "shape": [1], "datatype": "INT32", "data": [1]}]},
+             400, "input 'x' given twice"),
             ("add", "{", 400, "not valid JSON"),
             ("fill_any", {"inputs": [{"name": "input_0", "shape": [2], "datatype": "INT32",
                                       "data": [1, 2]}]},
@@ -329,6 +342,34 @@ class GrpcTest(unittest.TestCase):
         code, details = code_of(request)
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("missing input 'b'", details)
+        # The same binding and datatype rules as HTTP, the same messages.
+        request = self.add_request(1, 2)
+        request.inputs[0].datatype = "FP16"
+        request.inputs[0].contents.Clear()
+        code, details = code_of(request)
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("input 'a' has datatype 'FP16', which this server does not take (BOOL,",
+                      details)
+        request = self.add_request(1, 2)
+        request.inputs[1].name = "a"
+        self.assertEqual(code_of(request), (grpc.StatusCode.INVALID_ARGUMENT,
+                                            "input 'a' given twice"))
+        request = self.add_request(1, 2)
+        request.outputs.add(name="s" * 5000)
+        self.assertEqual(code_of(request), (grpc.StatusCode.INVALID_ARGUMENT,
+                                            "model 'add' has no output '" + "s" * 200 +
+                                            "... (5000 bytes)'"))
+        request = self.add_request(1, 2)
+        request.inputs[1].datatype = "INT64"
+        request.inputs[1].contents.Clear()
+        request.inputs[1].contents.int64_contents.append(2)
+        self.assertEqual(code_of(request), (grpc.StatusCode.INVALID_ARGUMENT,
+                                            "input 'b' has datatype INT64; the model takes INT32"))
+        request = self.add_request(1, 2)
+        request.inputs[1].contents.fp32_contents.append(2.0)
+        self.assertEqual(code_of(request), (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "input 'b' sets fp32_contents, but a INT32 tensor's contents are in int_contents"))
         request = pb2.ModelInferRequest(model_name="fail")
         request.inputs.add(name="input_0", datatype="INT32", shape=[]).contents.int_contents.append(1)
         code, details = code_of(request)
@@ -455,6 +496,20 @@ class RepositoryTest(unittest.TestCase):
         self.assertEqual((status, body["model_version"]), (200, "2"))
         code, out, err, _ = self.server.stop()
         self.assertEqual(code, 0, err)
+
+    def test_a_config_datatype_the_server_does_not_take_is_a_load_error(self):
+        os.makedirs(os.path.join(self.root, "half", "1"))
+        shutil.copy(PROGRAM, os.path.join(self.root, "half", "1", "model.bef"))
+        with open(os.path.join(self.root, "half", "config.json"), "w") as f:
+            json.dump({"entry_function": "echo_tensor",
+                       "inputs": [{"name": "x", "datatype": "FP16"}]}, f)
+        self.server = serving_testlib.Server(BEF_SERVE, None, "--model_repository=" + self.root)
+        _, index = self.server.request("POST", "/v2/repository/index")
+        state = {(e["name"], e.get("version")): e for e in index}.get(("half", "1"))
+        self.assertEqual(state["state"], "UNAVAILABLE", index)
+        self.assertIn("config.json inputs[0] has datatype 'FP16', which this server does not "
+                      "take", state["reason"])
+        self.assertEqual(self.add(1, 2), (200, 3))  # the other models serve
 
     def test_single_file_form_serves_its_main_or_only_function(self):
         directory = tempfile.mkdtemp()

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bef/support/string_view.h"
 #include "tools/serving/inference_protocol.h"
 #include "tools/serving/json_codec.h"
 #include "tools/serving/service_metrics.h"
@@ -42,13 +43,13 @@ absl::Status AppendContents(const Field& values, const std::string& what, std::s
 }
 
 // Typed `contents` in the raw layout of `datatype` (protocol_datatypes.h).
-absl::Status ContentsToRaw(const std::string& datatype, const inference::InferTensorContents& c,
-                           const std::string& what, std::string* raw) {
+absl::Status ContentsToRaw(const ProtocolDatatype& datatype,
+                           const inference::InferTensorContents& c, const std::string& what,
+                           std::string* raw) {
   // The contents travel in the one field of the datatype; values in any
   // other field are refused, never silently dropped.
-  const ProtocolDatatype* own = FindDatatype(datatype);
   for (const ProtocolDatatype& other : ProtocolDatatypes()) {
-    if (own != nullptr && other.grpc_contents == own->grpc_contents) continue;
+    if (other.grpc_contents == datatype.grpc_contents) continue;
     const int size =
 #define BEF_CONTENTS_SIZE(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
   other.grpc_contents == #CONTENTS ? c.CONTENTS##_size():
@@ -57,24 +58,23 @@ absl::Status ContentsToRaw(const std::string& datatype, const inference::InferTe
         c.bytes_contents_size();
     if (size > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, " sets ", std::string(other.grpc_contents), ", but a ", datatype,
-          " tensor's contents are in ",
-          own != nullptr ? std::string(own->grpc_contents)
-                         : std::string("no field of contents (the datatype is not taken)")));
+          what, " sets ", ToAbsl(other.grpc_contents), ", but a ", ToAbsl(datatype.name),
+          " tensor's contents are in ", ToAbsl(datatype.grpc_contents)));
     }
   }
+  if (datatype.bytes) {
+    for (const std::string& value : c.bytes_contents()) AppendLengthPrefixed(value, raw);
+    return absl::OkStatus();
+  }
+  switch (datatype.dtype) {
 #define BEF_CONTENTS_TO_RAW(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (datatype == NAME) return AppendContents<TYPE>(c.CONTENTS(), what, raw);
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_CONTENTS_TO_RAW)
+  case DTYPE:                                                        \
+    return AppendContents<TYPE>(c.CONTENTS(), what, raw);
+    BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_CONTENTS_TO_RAW)
 #undef BEF_CONTENTS_TO_RAW
-  if (datatype == "BYTES") {
-    for (const std::string& value : c.bytes_contents()) {
-      uint32_t length = static_cast<uint32_t>(value.size());
-      raw->append(reinterpret_cast<const char*>(&length), 4);
-      raw->append(value);
-    }
+    default:
+      return absl::OkStatus();
   }
-  return absl::OkStatus();
 }
 
 template <typename T, typename Add>
@@ -88,26 +88,20 @@ void ForEachElement(std::string_view raw, Add add) {
 
 // An output's elements as typed `contents`.
 void OutputToContents(const OutputTensor& output, inference::InferTensorContents* c) {
-  const std::string& d = output.datatype;
-  std::string_view raw = output.raw;
-  if (d == "BYTES") {
+  if (output.datatype->bytes) {
     for (const std::string& value : output.strings) c->add_bytes_contents(value);
+    return;
   }
-#define BEF_OUTPUT_TO_CONTENTS(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (d == NAME) ForEachElement<TYPE>(raw, [&](TYPE v) { c->add_##CONTENTS(v); });
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_OUTPUT_TO_CONTENTS)
+  switch (output.datatype->dtype) {
+#define BEF_OUTPUT_TO_CONTENTS(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS)              \
+  case DTYPE:                                                                        \
+    ForEachElement<TYPE>(output.raw, [&](TYPE value) { c->add_##CONTENTS(value); }); \
+    break;
+    BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_OUTPUT_TO_CONTENTS)
 #undef BEF_OUTPUT_TO_CONTENTS
-}
-
-std::string OutputToRaw(const OutputTensor& output) {
-  if (output.datatype != "BYTES") return std::string(output.raw);
-  std::string raw;
-  for (const std::string& value : output.strings) {
-    uint32_t length = static_cast<uint32_t>(value.size());
-    raw.append(reinterpret_cast<const char*>(&length), 4);
-    raw.append(value);
+    default:
+      break;
   }
-  return raw;
 }
 
 // Turns gRPC's answer to a request it could not parse (INTERNAL, an empty
@@ -209,7 +203,7 @@ grpc::Status GrpcInferenceService::ModelMetadata(grpc::ServerContext*,
     for (const TensorSpec& spec : specs) {
       auto* tensor = add();
       tensor->set_name(spec.name);
-      tensor->set_datatype(spec.datatype);
+      tensor->set_datatype(std::string(DatatypeName(spec.datatype)));
       for (int64_t dim : spec.shape) tensor->add_shape(dim);
     }
   };
@@ -245,16 +239,14 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
   std::vector<RCReference<AsyncValue>> inputs(specs.size());
   for (int i = 0; i < request->inputs_size(); ++i) {
     const auto& tensor = request->inputs(i);
-    size_t index = 0;
-    while (index < specs.size() && specs[index].name != tensor.name()) ++index;
-    if (index == specs.size()) {
-      return Invalid(absl::StrCat("model '", model.name(), "' has no input '",
-                                  tensor.name().substr(0, 200), "'"));
-    }
-    if (inputs[index]) return Invalid(absl::StrCat("input '", tensor.name(), "' given twice"));
+    absl::StatusOr<size_t> index = BindInput(model, tensor.name(), inputs);
+    if (!index.ok()) return ToGrpc(index.status());
     InputTensor input;
     input.name = tensor.name();
-    input.datatype = tensor.datatype();
+    const std::string what = absl::StrCat("input '", input.name, "'");
+    absl::StatusOr<const ProtocolDatatype*> datatype = ResolveDatatype(tensor.datatype(), what);
+    if (!datatype.ok()) return ToGrpc(datatype.status());
+    input.datatype = *datatype;
     input.shape.assign(tensor.shape().begin(), tensor.shape().end());
     std::string bytes;
     if (raw) {
@@ -263,32 +255,22 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
       }
       input.raw = request->raw_input_contents(i);  // copied into the tensor (no owner)
     } else {
-      absl::Status converted = ContentsToRaw(tensor.datatype(), tensor.contents(),
-                                             absl::StrCat("input '", tensor.name(), "'"), &bytes);
+      absl::Status converted = ContentsToRaw(**datatype, tensor.contents(), what, &bytes);
       if (!converted.ok()) return ToGrpc(converted);
       input.raw = bytes;
     }
     absl::StatusOr<RCReference<AsyncValue>> value =
-        DecodeInput(specs[index], input, host_->allocator());
+        DecodeInput(specs[*index], input, host_->allocator());
     if (!value.ok()) return ToGrpc(value.status());
-    inputs[index] = std::move(*value);
+    inputs[*index] = std::move(*value);
   }
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (!inputs[i]) return Invalid(absl::StrCat("missing input '", specs[i].name, "'"));
-  }
+  if (absl::Status bound = CheckEveryInputBound(model, inputs); !bound.ok()) return ToGrpc(bound);
 
   std::vector<size_t> requested;
   for (const auto& output : request->outputs()) {
-    size_t index = 0;
-    while (index < model.outputs().size() && model.outputs()[index].name != output.name()) ++index;
-    if (index == model.outputs().size()) {
-      return Invalid(absl::StrCat("model '", model.name(), "' has no output '",
-                                  output.name().substr(0, 200), "'"));
+    if (absl::Status bound = BindOutput(model, output.name(), requested); !bound.ok()) {
+      return ToGrpc(bound);
     }
-    if (std::find(requested.begin(), requested.end(), index) != requested.end()) {
-      return Invalid(absl::StrCat("output '", EchoName(output.name()), "' requested twice"));
-    }
-    requested.push_back(index);
   }
   if (requested.empty()) {
     for (size_t i = 0; i < model.outputs().size(); ++i) requested.push_back(i);
@@ -343,10 +325,10 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     if (!reserved.ok()) return ToGrpc(reserved);
     auto* tensor = response->add_outputs();
     tensor->set_name(output->name);
-    tensor->set_datatype(output->datatype);
+    tensor->set_datatype(std::string(output->datatype->name));
     for (int64_t dim : output->shape) tensor->add_shape(dim);
     if (raw) {
-      response->add_raw_output_contents(OutputToRaw(*output));
+      AppendRawOutput(*output, response->add_raw_output_contents());
     } else {
       OutputToContents(*output, tensor->mutable_contents());
     }

@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
 #include "bef/format/bef_encoding.h"
+#include "bef/support/debug_check.h"
 #include "bef/support/status_macros.h"
+#include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
 #include "tools/serving/json_codec.h"
@@ -97,27 +99,6 @@ absl::StatusOr<int64_t> ElementCount(const std::vector<int64_t>& shape, const st
   return count;
 }
 
-// Strings from the raw BYTES layout: 4-byte little-endian length, bytes.
-absl::StatusOr<std::vector<std::string>> RawStrings(std::string_view raw, int64_t count,
-                                                    const std::string& what) {
-  std::vector<std::string> strings;
-  while (!raw.empty()) {
-    uint32_t length;
-    if (raw.size() < 4) return Refuse(what + " raw BYTES end inside a length");
-    std::memcpy(&length, raw.data(), 4);
-    raw.remove_prefix(4);
-    if (raw.size() < length) return Refuse(what + " raw BYTES end inside an element");
-    strings.emplace_back(raw.substr(0, length));
-    raw.remove_prefix(length);
-    if (static_cast<int64_t>(strings.size()) > count) break;
-  }
-  if (static_cast<int64_t>(strings.size()) != count) {
-    return Refuse(absl::StrCat(what, " has ", strings.size(), " BYTES elements, its shape needs ",
-                               count));
-  }
-  return strings;
-}
-
 template <typename T>
 RCReference<AsyncValue> ScalarFromRaw(std::string_view raw) {
   T value;
@@ -129,7 +110,7 @@ absl::StatusOr<RCReference<AsyncValue>> ScalarFromRaw(const ProtocolDatatype& da
                                                       std::string_view raw,
                                                       const std::string& what) {
   if (datatype.bytes) {
-    absl::StatusOr<std::vector<std::string>> strings = RawStrings(raw, 1, what);
+    absl::StatusOr<std::vector<std::string>> strings = SplitLengthPrefixed(raw, 1, what);
     if (!strings.ok()) return strings.status();
     return MakeAvailableAsyncValueRef<std::string>(std::move((*strings)[0])).ReleaseRCRef();
   }
@@ -153,7 +134,7 @@ absl::StatusOr<RCReference<AsyncValue>> TensorFromRaw(const ProtocolDatatype& da
                                                       const std::string& what) {
   TensorShape shape(input.shape);
   if (datatype.bytes) {
-    absl::StatusOr<std::vector<std::string>> strings = RawStrings(input.raw, count, what);
+    absl::StatusOr<std::vector<std::string>> strings = SplitLengthPrefixed(input.raw, count, what);
     if (!strings.ok()) return strings.status();
     return MakeAvailableAsyncValueRef<StringHostTensor>(std::move(shape), std::move(*strings))
         .ReleaseRCRef();
@@ -294,29 +275,24 @@ void AppendElementsText(std::string_view raw, std::string* text) {
 // An output's "data" as JSON text: the elements, flat.
 void AppendDataText(const OutputTensor& output, std::string* text) {
   text->push_back('[');
-  if (output.datatype == "BYTES") {
+  if (output.datatype->bytes) {
     for (size_t i = 0; i < output.strings.size(); ++i) {
       if (i > 0) text->push_back(',');
       AppendJsonString(output.strings[i], text);
     }
-  }
+  } else {
+    switch (output.datatype->dtype) {
 #define BEF_APPEND_ELEMENTS_TEXT(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (output.datatype == NAME) AppendElementsText<TYPE>(output.raw, text);
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_APPEND_ELEMENTS_TEXT)
+  case DTYPE:                                                             \
+    AppendElementsText<TYPE>(output.raw, text);                           \
+    break;
+      BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_APPEND_ELEMENTS_TEXT)
 #undef BEF_APPEND_ELEMENTS_TEXT
+      default:
+        break;
+    }
+  }
   text->push_back(']');
-}
-
-void AppendRaw(const OutputTensor& output, std::string* bytes) {
-  if (output.datatype != "BYTES") {
-    bytes->append(output.raw);
-    return;
-  }
-  for (const std::string& element : output.strings) {
-    uint32_t length = static_cast<uint32_t>(element.size());
-    bytes->append(reinterpret_cast<const char*>(&length), 4);
-    bytes->append(element);
-  }
 }
 
 // The longest JSON text of one element of type T, its comma included.
@@ -338,23 +314,62 @@ std::string_view BytesOf(AsyncValue* value) {
 
 }  // namespace
 
+absl::StatusOr<size_t> BindInput(const LoadedModel& model, std::string_view name,
+                                 const std::vector<RCReference<AsyncValue>>& bound) {
+  const std::vector<TensorSpec>& specs = model.inputs();
+  size_t index = 0;
+  while (index < specs.size() && specs[index].name != name) ++index;
+  if (index == specs.size()) {
+    return Refuse(absl::StrCat("model '", model.name(), "' has no input '", EchoName(name), "'"));
+  }
+  if (bound[index]) return Refuse(absl::StrCat("input '", specs[index].name, "' given twice"));
+  return index;
+}
+
+absl::Status CheckEveryInputBound(const LoadedModel& model,
+                                  const std::vector<RCReference<AsyncValue>>& bound) {
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    if (!bound[i]) return Refuse(absl::StrCat("missing input '", model.inputs()[i].name, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BindOutput(const LoadedModel& model, std::string_view name,
+                        std::vector<size_t>& requested) {
+  const std::vector<TensorSpec>& specs = model.outputs();
+  size_t index = 0;
+  while (index < specs.size() && specs[index].name != name) ++index;
+  if (index == specs.size()) {
+    return Refuse(absl::StrCat("model '", model.name(), "' has no output '", EchoName(name), "'"));
+  }
+  if (std::find(requested.begin(), requested.end(), index) != requested.end()) {
+    return Refuse(absl::StrCat("output '", specs[index].name, "' requested twice"));
+  }
+  requested.push_back(index);
+  return absl::OkStatus();
+}
+
+void AppendRawOutput(const OutputTensor& output, std::string* raw) {
+  if (!output.datatype->bytes) {
+    raw->append(output.raw);
+    return;
+  }
+  for (const std::string& element : output.strings) AppendLengthPrefixed(element, raw);
+}
 
 absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
                                                     const InputTensor& input,
                                                     HostAllocator* allocator) {
   std::string what = absl::StrCat("input '", input.name, "'");
-  const ProtocolDatatype* datatype = FindDatatype(input.datatype);
-  if (datatype == nullptr) {
-    return Refuse(absl::StrCat(what, " has datatype '", input.datatype,
-                               "', which this server does not take (", DatatypeNames(), ")"));
-  }
-  if (!spec.datatype.empty() && spec.datatype != input.datatype) {
-    return Refuse(absl::StrCat(what, " has datatype ", input.datatype, "; the model takes ",
-                               spec.datatype));
+  const ProtocolDatatype* datatype = input.datatype;
+  BEF_DEBUG_CHECK(datatype != nullptr, "every front end resolves an input's datatype");
+  if (spec.datatype != nullptr && spec.datatype != datatype) {
+    return Refuse(absl::StrCat(what, " has datatype ", ToAbsl(datatype->name), "; the model takes ",
+                               ToAbsl(spec.datatype->name)));
   }
   absl::StatusOr<int64_t> count = ElementCount(input.shape, what);
   if (!count.ok()) return count.status();
-  bool scalar = spec.bef_type != "!tfrt_tensor.tensor";
+  bool scalar = spec.bef_type != kDenseHostTensorTypeName;
   // A scalar's shape is [] (or [1], as KServe's clients write one value);
   // [1, 1] or [3] is not the model's shape.
   if (scalar && !(input.shape.empty() || (input.shape.size() == 1 && input.shape[0] == 1))) {
@@ -408,20 +423,21 @@ absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<
                                                    "' is a tensor of a dtype the protocol "
                                                    "cannot carry"));
     }
-    output.datatype = std::string(datatype->name);
+    output.datatype = datatype;
     output.shape = tensor.shape().dims();
     output.raw = std::string_view(static_cast<const char*>(tensor.data()), tensor.DataSize());
   } else if (v->IsType<StringHostTensor>()) {
     const StringHostTensor& tensor = v->get<StringHostTensor>();
-    output.datatype = "BYTES";
+    output.datatype = &BytesDatatype();
     output.shape = tensor.shape().dims();
     output.strings = tensor.values();
   } else if (v->IsType<std::string>()) {
-    output.datatype = "BYTES";
+    output.datatype = &BytesDatatype();
     output.strings = {v->get<std::string>()};
 #define BEF_SCALAR_OUTPUT(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  } else if (v->IsType<TYPE>()) {                                \
-    output.datatype = NAME, output.raw = BytesOf<TYPE>(v);
+  }                                                                \
+  else if (v->IsType<TYPE>()) {                                    \
+    output.datatype = DatatypeOfDType(DTYPE), output.raw = BytesOf<TYPE>(v);
     BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_SCALAR_OUTPUT)
 #undef BEF_SCALAR_OUTPUT
   } else {
@@ -444,7 +460,7 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   const std::vector<TensorSpec>& input_specs = model.inputs();
   auto is_tensor_input = [&input_specs](std::string_view name) {
     for (const TensorSpec& spec : input_specs) {
-      if (spec.name == name) return spec.bef_type == "!tfrt_tensor.tensor";
+      if (spec.name == name) return spec.bef_type == kDenseHostTensorTypeName;
     }
     return false;
   };
@@ -495,18 +511,14 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
     }
     InputTensor input;
     input.name = std::move(name->get_ref<std::string&>());
-    input.datatype = std::move(datatype->get_ref<std::string&>());
+    BEF_ASSIGN_OR_RETURN(const size_t index, BindInput(model, input.name, decoded.inputs));
+    BEF_ASSIGN_OR_RETURN(input.datatype, ResolveDatatype(datatype->get_ref<const std::string&>(),
+                                                         absl::StrCat("input '", input.name, "'")));
     input.shape.reserve(shape->size());
     for (const Json& dim : *shape) {
       if (!dim.is_number_integer()) return Refuse("shapes are arrays of integers");
       input.shape.push_back(dim.get<int64_t>());
     }
-    size_t index = 0;
-    while (index < specs.size() && specs[index].name != input.name) ++index;
-    if (index == specs.size()) {
-      return Refuse(absl::StrCat("model '", model.name(), "' has no input '", input.name, "'"));
-    }
-    if (decoded.inputs[index]) return Refuse(absl::StrCat("input '", input.name, "' given twice"));
     std::optional<uint64_t> binary_size;
     Json* parameters = Field(input_json, "parameters");
     if (const Json* size = parameters != nullptr && parameters->is_object()
@@ -539,9 +551,7 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   if (binary_offset != binary.size()) {
     return Refuse("the body has binary data no input claims");
   }
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (!decoded.inputs[i]) return Refuse(absl::StrCat("missing input '", specs[i].name, "'"));
-  }
+  BEF_RETURN_IF_ERROR(CheckEveryInputBound(model, decoded.inputs));
   const std::vector<TensorSpec>& outputs = model.outputs();
   if (const Json* requested = Field(request, "outputs")) {
     if (!requested->is_array()) return Refuse("\"outputs\" must be an array");
@@ -550,13 +560,7 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
       if (name == nullptr || !name->is_string()) {
         return Refuse("each requested output needs a \"name\"");
       }
-      const std::string& output_name = name->get_ref<const std::string&>();
-      size_t index = 0;
-      while (index < outputs.size() && outputs[index].name != output_name) ++index;
-      if (index == outputs.size()) {
-        return Refuse(
-            absl::StrCat("model '", model.name(), "' has no output '", output_name, "'"));
-      }
+      BEF_RETURN_IF_ERROR(BindOutput(model, name->get_ref<const std::string&>(), decoded.outputs));
       bool binary_output = binary_outputs;
       const Json* parameters = Field(output, "parameters");
       if (const Json* binary_data = parameters != nullptr && parameters->is_object()
@@ -567,11 +571,6 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
         }
         binary_output = binary_data->get<bool>();
       }
-      if (std::find(decoded.outputs.begin(), decoded.outputs.end(), index) !=
-          decoded.outputs.end()) {
-        return Refuse(absl::StrCat("output '", output_name, "' requested twice"));
-      }
-      decoded.outputs.push_back(index);
       decoded.binary_outputs.push_back(binary_output);
     }
   } else {
@@ -588,14 +587,18 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
 uint64_t AnswerBytesBound(const OutputTensor& output, bool binary) {
   uint64_t bound = 128 + 2 * output.name.size() + 21 * output.shape.size();
   for (const std::string& element : output.strings) bound += 6 * element.size() + 4 + 3;
-  if (output.datatype == "BYTES") return bound;
+  if (output.datatype->bytes) return bound;
   if (binary) return bound + output.raw.size();
+  switch (output.datatype->dtype) {
 #define BEF_TEXT_BOUND(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS) \
-  if (output.datatype == NAME)                                 \
-    return bound + output.raw.size() / sizeof(TYPE) * std::max<uint64_t>(LongestElementText<TYPE>(), 10);
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_TEXT_BOUND)
+  case DTYPE:                                                   \
+    return bound +                                              \
+           output.raw.size() / sizeof(TYPE) * std::max<uint64_t>(LongestElementText<TYPE>(), 10);
+    BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_TEXT_BOUND)
 #undef BEF_TEXT_BOUND
-  return bound + output.raw.size() * 26;
+    default:
+      return bound + output.raw.size() * 26;
+  }
 }
 
 absl::Status ReserveAnswerBytes(ByteBudget& budget, uint64_t bound, uint64_t total,
@@ -647,7 +650,7 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     size_t binary_size = 0;
     if (request.binary_outputs[i]) {
       size_t before = binary.size();
-      AppendRaw(*output, &binary);
+      AppendRawOutput(*output, &binary);
       binary_size = binary.size() - before;
     } else {
       // JSON strings are Unicode: bytes that are not UTF-8 cannot travel
@@ -665,7 +668,7 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
       body.push_back(',');
     }
     body.append("\"datatype\":");
-    AppendJsonString(output->datatype, &body);
+    AppendJsonString(output->datatype->name, &body);
     body.append(",\"name\":");
     AppendJsonString(output->name, &body);
     if (request.binary_outputs[i]) {
@@ -692,7 +695,9 @@ std::string ModelMetadataJson(const LoadedModel& model, const std::vector<int64_
   auto tensors = [](const std::vector<TensorSpec>& specs) {
     Json list = Json::array();
     for (const TensorSpec& spec : specs) {
-      list.push_back({{"name", spec.name}, {"datatype", spec.datatype}, {"shape", spec.shape}});
+      list.push_back({{"name", spec.name},
+                      {"datatype", std::string(DatatypeName(spec.datatype))},
+                      {"shape", spec.shape}});
     }
     return list;
   };

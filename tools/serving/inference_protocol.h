@@ -38,7 +38,7 @@ namespace bef::serving {
 // binary, gRPC) hand to DecodeInput.
 struct InputTensor {
   std::string name;
-  std::string datatype;
+  const ProtocolDatatype* datatype = nullptr;  // resolved where it was parsed
   std::vector<int64_t> shape;
   // Exactly one of:
   // A nlohmann::json array (flat or nested) of the request's body, which
@@ -59,7 +59,7 @@ absl::StatusOr<RCReference<AsyncValue>> DecodeInput(const TensorSpec& spec,
 // An output value in the protocol's terms.
 struct OutputTensor {
   std::string name;
-  std::string datatype;
+  const ProtocolDatatype* datatype = nullptr;
   std::vector<int64_t> shape;
   // Dense elements (row-major, little-endian) or BYTES strings.
   std::string_view raw;          // dense: the tensor's bytes (valid while `value` lives)
@@ -67,6 +67,25 @@ struct OutputTensor {
   RCReference<AsyncValue> value;  // keeps `raw` alive
 };
 absl::StatusOr<OutputTensor> DescribeOutput(const TensorSpec& spec, RCReference<AsyncValue> value);
+// Appends `output` in raw form (the binary tensor data extension, gRPC's
+// raw_output_contents): dense elements as they are, BYTES length-prefixed.
+void AppendRawOutput(const OutputTensor& output, std::string* raw);
+
+// Binding a request's tensors to the model's by name, for every front end
+// (HTTP and gRPC alike); a name a request gave is echoed in errors through
+// EchoName (at most 200 bytes).
+//
+// The index of the model's input `name`, which must not be bound yet
+// (`bound[index]` null).
+absl::StatusOr<size_t> BindInput(const LoadedModel& model, std::string_view name,
+                                 const std::vector<RCReference<AsyncValue>>& bound);
+// OK when every input of the model is bound; else "missing input 'NAME'".
+absl::Status CheckEveryInputBound(const LoadedModel& model,
+                                  const std::vector<RCReference<AsyncValue>>& bound);
+// Appends the index of the model's output `name` to `requested`, which
+// must not hold it yet.
+absl::Status BindOutput(const LoadedModel& model, std::string_view name,
+                        std::vector<size_t>& requested);
 
 // --- HTTP/REST (JSON + binary tensor data) ---
 

@@ -378,7 +378,7 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
     if (!value.is_null()) return Refuse(what, " (a chain) must be null");
     return MakeAvailableAsyncValueRef<Chain>().ReleaseRCRef();
   }
-  if (type == "!tfrt_tensor.tensor") return TensorFrom(value, allocator, what);
+  if (type == kDenseHostTensorTypeName) return TensorFrom(value, allocator, what);
   return Refuse(what, absl::StrCat(" has type ", ToAbsl(type), ", which requests cannot supply"));
 }
 
@@ -616,7 +616,7 @@ class StreamingReader {
       if (levels_[0].key != "args" || levels_[2].key != "values" || !item.contains("dtype") ||
           !item.contains("shape") || item.contains("values") ||
           stream.index >= argument_types_->size() ||
-          (*argument_types_)[stream.index] != "!tfrt_tensor.tensor") {
+          (*argument_types_)[stream.index] != kDenseHostTensorTypeName) {
         return std::nullopt;
       }
       stream.what = absl::StrCat("argument ", stream.index);

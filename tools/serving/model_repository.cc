@@ -24,7 +24,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::string_view kTensor = "!tfrt_tensor.tensor";
+constexpr std::string_view kTensor = kDenseHostTensorTypeName;
 
 // What stat (following symlinks) says of a path: missing (ENOENT,
 // ENOTDIR: gone), a directory, a regular file, something else, or an error
@@ -136,7 +136,10 @@ absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::st
     if (key == "name" && value.is_string()) {
       tensor.name = value.get<std::string>();
     } else if (key == "datatype" && value.is_string()) {
-      tensor.datatype = value.get<std::string>();
+      absl::StatusOr<const ProtocolDatatype*> datatype =
+          ResolveDatatype(value.get_ref<const std::string&>(), what);
+      if (!datatype.ok()) return datatype.status();
+      tensor.datatype = *datatype;
     } else if (key == "shape" && value.is_array()) {
       std::vector<int64_t> shape;
       for (const Json& dim : value) {
@@ -293,7 +296,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
       size_t index = specs->size();
       spec.name = absl::StrCat(prefix, index);
       if (const ProtocolDatatype* datatype = DatatypeOfBefScalar(type)) {
-        spec.datatype = std::string(datatype->name);
+        spec.datatype = datatype;
       } else if (type == kTensor) {
         spec.shape = {-1};
       } else {
@@ -304,7 +307,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
         const ModelConfig::Tensor& config = configured[index];
         if (!config.name.empty()) spec.name = config.name;
         if (type == kTensor) {
-          if (!config.datatype.empty()) spec.datatype = config.datatype;
+          if (config.datatype != nullptr) spec.datatype = config.datatype;
           if (config.shape) spec.shape = *config.shape;
         }
       }

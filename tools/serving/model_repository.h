@@ -63,6 +63,7 @@
 #include "bef/executor/bef_program.h"
 #include "bef/host/execution_context.h"
 #include "bef/host/host_context.h"
+#include "tools/serving/protocol_datatypes.h"
 #include "tools/serving/run_limits.h"
 #include "tools/serving/service_metrics.h"
 
@@ -72,7 +73,7 @@ namespace bef::serving {
 // it.
 struct TensorSpec {
   std::string name;
-  std::string datatype;        // "" for a tensor of any datatype
+  const ProtocolDatatype* datatype = nullptr;  // null: a tensor of any datatype
   std::vector<int64_t> shape;  // -1: any size; {-1} for a tensor of any shape
   std::string bef_type;        // the BEF type of the argument or result
   size_t position = 0;         // argument or result index in the function
@@ -88,7 +89,7 @@ struct ModelConfig {
   std::string entry_function;  // "": `main`, or the only named function
   struct Tensor {
     std::string name;
-    std::string datatype;
+    const ProtocolDatatype* datatype = nullptr;  // null: not fixed
     std::optional<std::vector<int64_t>> shape;
   };
   std::vector<Tensor> inputs, outputs;

@@ -1,5 +1,11 @@
 #include "tools/serving/protocol_datatypes.h"
 
+#include <cstring>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "bef/support/string_view.h"
+
 namespace bef::serving {
 namespace {
 
@@ -36,6 +42,8 @@ const ProtocolDatatype* DatatypeOfBefScalar(std::string_view type) {
   return nullptr;
 }
 
+const ProtocolDatatype& BytesDatatype() { return kDatatypes[std::size(kDatatypes) - 1]; }
+
 const std::string& DatatypeNames() {
   static const std::string* names = [] {
     auto* text = new std::string;
@@ -46,6 +54,50 @@ const std::string& DatatypeNames() {
     return text;
   }();
   return *names;
+}
+
+absl::StatusOr<const ProtocolDatatype*> ResolveDatatype(std::string_view name,
+                                                        std::string_view what) {
+  if (const ProtocolDatatype* datatype = FindDatatype(name)) return datatype;
+  return absl::InvalidArgumentError(absl::StrCat(ToAbsl(what), " has datatype '", ToAbsl(name),
+                                                 "', which this server does not take (",
+                                                 DatatypeNames(), ")"));
+}
+
+std::string_view DatatypeName(const ProtocolDatatype* datatype) {
+  return datatype != nullptr ? datatype->name : std::string_view();
+}
+
+void AppendLengthPrefixed(std::string_view element, std::string* raw) {
+  const uint32_t length = static_cast<uint32_t>(element.size());
+  raw->append(reinterpret_cast<const char*>(&length), 4);
+  raw->append(element);
+}
+
+absl::StatusOr<std::vector<std::string>> SplitLengthPrefixed(std::string_view raw, int64_t count,
+                                                             std::string_view what) {
+  std::vector<std::string> strings;
+  while (!raw.empty()) {
+    uint32_t length;
+    if (raw.size() < 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(what), " raw BYTES end inside a length"));
+    }
+    std::memcpy(&length, raw.data(), 4);
+    raw.remove_prefix(4);
+    if (raw.size() < length) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(what), " raw BYTES end inside an element"));
+    }
+    strings.emplace_back(raw.substr(0, length));
+    raw.remove_prefix(length);
+    if (static_cast<int64_t>(strings.size()) > count) break;
+  }
+  if (static_cast<int64_t>(strings.size()) != count) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(what), " has ", strings.size(),
+                                                   " BYTES elements, its shape needs ", count));
+  }
+  return strings;
 }
 
 }  // namespace bef::serving

@@ -13,7 +13,13 @@
 //               also the dtype name of the /v1/ API's tensors;
 //   contents    the field of gRPC's InferTensorContents that carries it.
 // BYTES is the one non-numeric datatype: `!tfrt.string` scalars, string
-// tensors, `bytes_contents`.
+// tensors, `bytes_contents`; in raw form (the binary tensor data extension,
+// gRPC's raw contents) each element is a 4-byte little-endian length and
+// its bytes, written and read by the one codec below.
+//
+// A datatype travels as its row (`const ProtocolDatatype*`) from the moment
+// a request or config is parsed: no datatype name is compared as a string
+// outside this file.
 #ifndef BEF_TOOLS_SERVING_PROTOCOL_DATATYPES_H_
 #define BEF_TOOLS_SERVING_PROTOCOL_DATATYPES_H_
 
@@ -21,7 +27,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "bef/tensor/dense_host_tensor.h"
 
 #define BEF_FOR_EACH_NUMERIC_DATATYPE(X)                          \
@@ -54,8 +62,24 @@ const ProtocolDatatype* FindDatatype(std::string_view name);
 const ProtocolDatatype* DatatypeOfDType(DType dtype);
 // The datatype a scalar of BEF type `type` carries ("i32": INT32), or null.
 const ProtocolDatatype* DatatypeOfBefScalar(std::string_view type);
+// The BYTES row.
+const ProtocolDatatype& BytesDatatype();
 // "BOOL, INT8, ..., BYTES", for messages.
 const std::string& DatatypeNames();
+// The datatype called `name`, or INVALID_ARGUMENT: "`what` has datatype
+// 'NAME', which this server does not take (BOOL, ...)".
+absl::StatusOr<const ProtocolDatatype*> ResolveDatatype(std::string_view name,
+                                                        std::string_view what);
+// The name of `datatype`; "" for none (a tensor of any datatype).
+std::string_view DatatypeName(const ProtocolDatatype* datatype);
+
+// BYTES in raw form: appends `element` as its 4-byte little-endian length
+// and its bytes.
+void AppendLengthPrefixed(std::string_view element, std::string* raw);
+// The `count` elements of raw BYTES, or INVALID_ARGUMENT naming `what`
+// when the bytes end inside a length or an element or hold another count.
+absl::StatusOr<std::vector<std::string>> SplitLengthPrefixed(std::string_view raw, int64_t count,
+                                                             std::string_view what);
 
 }  // namespace bef::serving
 

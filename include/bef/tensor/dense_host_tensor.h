@@ -274,10 +274,15 @@ std::string FormatElement(DType dtype, const void* element);
 // LLVM's stream formatting of a double: `%e`, NaN `nan`, +/-inf `INF`/`-INF`.
 std::string FormatDouble(double value);
 
+// The BEF type of a dense host tensor in function signatures (the host
+// dialect's spelling; a kernel-only op may write another, which the
+// executor treats as just a name: ../shared/spec/host-tensors.md).
+inline constexpr std::string_view kDenseHostTensorTypeName = "!tfrt_tensor.tensor";
+
 // Kernels' operand-type errors name it by its BEF type.
 template <>
 struct OperandTypeName<DenseHostTensor> {
-  static constexpr std::string_view value = "!tfrt_tensor.tensor";
+  static constexpr std::string_view value = kDenseHostTensorTypeName;
 };
 
 }  // namespace bef
