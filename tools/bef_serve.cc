@@ -331,23 +331,14 @@ int Serve(ServeOptions& options) {
         [&bef, &options](serving::HttpRequest& request) {
           // A client that closes its connection cancels its run.
           serving::HttpResponse response =
-              ToHttp(bef.Run(request.captures[0], request.body, [&request]() -> absl::Status {
-                if (request.ClientGone()) {
-                  return absl::CancelledError("the client closed the connection");
-                }
-                return absl::OkStatus();
-              }));
+              ToHttp(bef.Run(request.captures[0], request.body,
+                             [&request] { return request.ClientGoneStatus(); }));
           // The answer holds its bytes of the answer budget until written.
-          serving::ByteBudget& budget = options.limits->response_bytes;
-          if (!response.reservation.Grow(budget, response.body.size())) {
-            const bool never = response.body.size() > budget.limit();
-            return ToHttp(ErrorResponse(
-                never ? 400 : 503, never ? "FAILED_PRECONDITION" : "RESOURCE_EXHAUSTED",
-                never ? absl::StrCat("the answer (", response.body.size(),
-                                     " bytes) is larger than the server's limit of ",
-                                     budget.limit(), " bytes of answers (--max_response_bytes)")
-                      : absl::StrCat("the server holds its limit of ", budget.limit(),
-                                     " bytes of answers (--max_response_bytes); try again")));
+          const uint64_t size = response.body.size();
+          absl::Status reserved = serving::ReserveAnswerBytes(options.limits->response_bytes, size,
+                                                              size, response.reservation);
+          if (!reserved.ok()) {
+            return ToHttp(ErrorResponse(reserved, serving::ErrorSource::kRequest));
           }
           return response;
         }};

@@ -100,6 +100,14 @@ class BefServeTest(unittest.TestCase):
             status, answer = self.server.run(name, body)
             self.assertEqual(status, want_status, (name, body, answer))
             self.assertIn(want_message, answer["error"]["message"], (name, body))
+        # Statuses and code names from the one status mapping; a name the
+        # request gave is echoed at most 200 bytes long.
+        status, answer = self.server.run("f" * 5000, {})
+        self.assertEqual((status, answer["error"]["code"]), (404, "NOT_FOUND"))
+        self.assertEqual(answer["error"]["message"],
+                         "no function named '" + "f" * 200 + "... (5000 bytes)'")
+        status, answer = self.server.run("add", {"args": [1]})
+        self.assertEqual(answer["error"]["code"], "INVALID_ARGUMENT")
         status, answer = self.server.request("GET", "/v2/other")
         # Outside /v1/, the Open Inference Protocol's error form.
         self.assertEqual(status, 404)

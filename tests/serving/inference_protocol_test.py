@@ -375,6 +375,15 @@ class GrpcTest(unittest.TestCase):
         code, details = code_of(request)
         self.assertEqual(code, grpc.StatusCode.INTERNAL)
         self.assertRegex(details, r"something bad happened \(at .*serve_test\.mlir:\d+:\d+\)")
+        # A run's error is INTERNAL whatever the kernel's code (HTTP's 500),
+        # with the kernel's location, as HTTP answers it.
+        request = pb2.ModelInferRequest(model_name="fill_any")
+        request.inputs.add(name="input_0", datatype="INT32",
+                           shape=[2]).contents.int_contents.extend([1, 2])
+        self.assertEqual(code_of(request), (
+            grpc.StatusCode.INTERNAL,
+            "tfrt_dht.fill_tensor_with_constant: the tensor's dtype is i32, the kernel takes f32 "
+            "(at tests/serving/Inputs/serve_test.mlir:14:9)"))
         # The client's deadline (grpc-timeout) cancels the run.
         request = pb2.ModelInferRequest(model_name="spin")
         request.inputs.add(name="input_0", datatype="INT32",

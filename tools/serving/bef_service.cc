@@ -30,6 +30,11 @@ ServiceResponse ErrorResponse(int http_status, std::string_view code,
   return {http_status, DumpJson(error)};
 }
 
+ServiceResponse ErrorResponse(const absl::Status& error, serving::ErrorSource source) {
+  return ErrorResponse(serving::HttpStatus(error.code(), source),
+                       FromAbsl(absl::StatusCodeToString(error.code())), FromAbsl(error.message()));
+}
+
 absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
     const std::string& work_queue_type) {
   absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue =
@@ -94,22 +99,22 @@ ServiceResponse BefService::ListFunctions() const {
 ServiceResponse BefService::Run(std::string_view name, std::string_view body,
                                 const serving::StopCheck& stop) {
   metrics_.requests.fetch_add(1, std::memory_order_relaxed);
-  auto bad = [&](int status, std::string_view code, std::string_view message) {
+  auto bad = [&](const absl::Status& error) {
     metrics_.bad_requests.fetch_add(1, std::memory_order_relaxed);
-    return ErrorResponse(status, code, message);
+    return ErrorResponse(error, serving::ErrorSource::kRequest);
   };
   const Function* function = loaded_->program->GetFunction(name);
   if (function == nullptr || function->kind() == FunctionKind::kSyncBefFunction) {
-    return bad(404, "NOT_FOUND", absl::StrCat("no function named '", ToAbsl(name), "'"));
+    return bad(absl::NotFoundError(absl::StrCat("no function named '", EchoName(name), "'")));
   }
   absl::StatusOr<RunRequest> request =
       DecodeRunRequest(body, name, function->argument_types(), host_->allocator());
-  if (!request.ok()) return bad(400, "INVALID_ARGUMENT", std::string(request.status().message()));
+  if (!request.ok()) return bad(request.status());
   std::optional<absl::Duration> deadline = request->deadline;
   int64_t start = MonotonicNanos();
   metrics_.in_flight.fetch_add(1, std::memory_order_relaxed);
   FunctionRun run(*function, host_, &loaded_->resources, std::move(request->arguments), loaded_,
-                  next_request_id_.fetch_add(1, std::memory_order_relaxed));
+                  limits_->NextRequestId());
   limits_->Run(run, deadline ? std::optional<absl::Time>(absl::Now() + *deadline) : std::nullopt,
                stop, &short_runs_);
   metrics_.in_flight.fetch_sub(1, std::memory_order_relaxed);
@@ -137,7 +142,7 @@ ServiceResponse BefService::Run(std::string_view name, std::string_view body,
     absl::StatusOr<Json> json = ResultToJson(function->result_types()[i], value);
     if (!json.ok()) {
       metrics_.runtime_errors.fetch_add(1, std::memory_order_relaxed);
-      return ErrorResponse(500, "UNIMPLEMENTED", std::string(json.status().message()));
+      return ErrorResponse(json.status(), serving::ErrorSource::kRun);
     }
     values.push_back(std::move(*json));
   }

@@ -25,6 +25,7 @@
 #include "bef/host/host_context.h"
 #include "tools/serving/run_limits.h"
 #include "tools/serving/service_metrics.h"
+#include "tools/serving/status_mapping.h"
 
 namespace bef {
 
@@ -68,7 +69,6 @@ class BefService {
     ResourceContext resources;
   };
   std::shared_ptr<Loaded> loaded_;
-  std::atomic<int64_t> next_request_id_{1};
   ServiceMetrics metrics_;
   serving::ShortRunStreak short_runs_;
 };
@@ -79,9 +79,13 @@ class BefService {
 absl::StatusOr<std::unique_ptr<HostContext>> CreateServingHost(
     const std::string& work_queue_type);
 
-// {"error": {"code": ..., "message": ...}} with `http_status`.
+// {"error": {"code": ..., "message": ...}} with `http_status`: the front
+// end's own refusals (405, 413, 431, ...), named by CodeNameOfHttpStatus.
 ServiceResponse ErrorResponse(int http_status, std::string_view code,
                               std::string_view message);
+// The same for `error`: its HTTP status from status_mapping (as `source`
+// maps it) and its code's name.
+ServiceResponse ErrorResponse(const absl::Status& error, serving::ErrorSource source);
 
 }  // namespace bef
 

@@ -12,13 +12,15 @@
 #include "tools/serving/inference_protocol.h"
 #include "tools/serving/json_codec.h"
 #include "tools/serving/service_metrics.h"
+#include "tools/serving/status_mapping.h"
 
 namespace bef::serving {
 namespace {
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  // Both follow the canonical codes, number for number.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+// The canonical codes are gRPC's, number for number; a run's error gets
+// the code HTTP's status for it names (status_mapping.h).
+grpc::Status ToGrpc(const absl::Status& status, ErrorSource source = ErrorSource::kRequest) {
+  return grpc::Status(static_cast<grpc::StatusCode>(GrpcCode(status.code(), source)),
                       std::string(status.message()));
 }
 
@@ -302,11 +304,7 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     // which gRPC's threads need not copy.
     return grpc::Status(grpc::StatusCode::CANCELLED, "");
   }
-  if (!outcome.error.ok()) {
-    std::string message(outcome.error.message());
-    if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
-    return ToGrpc(absl::Status(outcome.error.code(), message));
-  }
+  if (!outcome.error.ok()) return ToGrpc(outcome.error, ErrorSource::kRun);
   response->set_model_name(model.name());
   response->set_model_version(std::to_string(model.version()));
   response->set_id(request->id());
@@ -321,7 +319,7 @@ grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
     const uint64_t bound = AnswerBytesBound(*output, raw);
     total_bound += bound;
     absl::Status reserved =
-        ReserveAnswerBytes(limits_->response_bytes, bound, total_bound, reservation);
+        ReserveAnswerBytes(limits_->response_bytes, bound, total_bound, reservation, kFewerOutputs);
     if (!reserved.ok()) return ToGrpc(reserved);
     auto* tensor = response->add_outputs();
     tensor->set_name(output->name);

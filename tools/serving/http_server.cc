@@ -150,6 +150,11 @@ bool HttpRequest::ClientGone() const {
   return PeekPeer(peek_socket) == PeerState::kGone;
 }
 
+absl::Status HttpRequest::ClientGoneStatus() const {
+  if (ClientGone()) return absl::CancelledError("the client closed the connection");
+  return absl::OkStatus();
+}
+
 class HttpServer::Impl {
  public:
   Impl(HttpServerOptions options, std::vector<Route> routes, ErrorResponder error_responder)

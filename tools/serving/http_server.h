@@ -116,6 +116,9 @@ struct HttpRequest {
   // it failed) while the handler runs; handlers of long requests ask it,
   // from any thread, to stop early. Always false for kInline routes.
   bool ClientGone() const;
+  // ClientGone as a run's stop check (run_limits.h's StopCheck): CANCELLED
+  // "the client closed the connection" once it is gone, else OK.
+  absl::Status ClientGoneStatus() const;
   // Set by the front end (ClientGone reads them): the worker path's watch
   // of the connection, or the socket of a request run inline, peeked.
   std::shared_ptr<std::atomic<bool>> client_gone;

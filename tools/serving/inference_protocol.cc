@@ -602,12 +602,12 @@ uint64_t AnswerBytesBound(const OutputTensor& output, bool binary) {
 }
 
 absl::Status ReserveAnswerBytes(ByteBudget& budget, uint64_t bound, uint64_t total,
-                                ByteBudget::Reservation& reservation) {
+                                ByteBudget::Reservation& reservation, std::string_view remedy) {
   if (reservation.Grow(budget, bound)) return absl::OkStatus();
   if (total > budget.limit()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the answer would take up to ", total, " bytes, more than the server's limit of ",
-        budget.limit(), " (--max_response_bytes): ask for fewer outputs, or for binary data"));
+        budget.limit(), " (--max_response_bytes)", remedy.empty() ? "" : ": ", ToAbsl(remedy)));
   }
   return absl::ResourceExhaustedError(absl::StrCat(
       "the server holds its limit of ", budget.limit(),
@@ -624,7 +624,8 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
   HttpInferResponse encoded;
   std::string& body = encoded.body;
   uint64_t total_bound = 256 + request.id.size() * 6 + model.name().size();
-  BEF_RETURN_IF_ERROR(ReserveAnswerBytes(budget, total_bound, total_bound, encoded.reservation));
+  BEF_RETURN_IF_ERROR(
+      ReserveAnswerBytes(budget, total_bound, total_bound, encoded.reservation, kFewerOutputs));
   body.push_back('{');
   if (request.has_id) {
     body.append("\"id\":");
@@ -644,7 +645,8 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
     if (!output.ok()) return output.status();
     const uint64_t bound = AnswerBytesBound(*output, request.binary_outputs[i]);
     total_bound += bound;
-    BEF_RETURN_IF_ERROR(ReserveAnswerBytes(budget, bound, total_bound, encoded.reservation));
+    BEF_RETURN_IF_ERROR(
+        ReserveAnswerBytes(budget, bound, total_bound, encoded.reservation, kFewerOutputs));
     if (i > 0) body.push_back(',');
     body.push_back('{');
     size_t binary_size = 0;

@@ -131,9 +131,12 @@ absl::StatusOr<HttpInferResponse> EncodeHttpInferResponse(
 uint64_t AnswerBytesBound(const OutputTensor& output, bool binary);
 // Reserves `bound` more bytes of `budget` in `reservation`, or the error
 // EncodeHttpInferResponse describes (`total`: the whole answer's bound so
-// far, for the message).
+// far, for the message; `remedy`, if any, ends the message of an answer
+// too large for the whole limit). Every API's answers reserve through it.
 absl::Status ReserveAnswerBytes(ByteBudget& budget, uint64_t bound, uint64_t total,
-                                ByteBudget::Reservation& reservation);
+                                ByteBudget::Reservation& reservation, std::string_view remedy = {});
+// The remedy of the protocol's answers.
+inline constexpr std::string_view kFewerOutputs = "ask for fewer outputs, or for binary data";
 
 // GET /v2/models/{model}[/versions/{v}] for `model`, with the ready
 // versions.

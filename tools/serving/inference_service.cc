@@ -152,17 +152,11 @@ HttpResponse InferenceService::Infer(HttpRequest& request, const std::string& mo
   std::optional<absl::Time> deadline;
   if (decoded->timeout) deadline = absl::Now() + *decoded->timeout;
   // A client that closes its connection cancels its run.
-  LoadedModel::Outcome outcome =
-      model.Run(std::move(decoded->inputs), deadline, [&request]() -> absl::Status {
-        if (request.ClientGone()) {
-          return absl::CancelledError("the client closed the connection");
-        }
-        return absl::OkStatus();
-      });
+  LoadedModel::Outcome outcome = model.Run(std::move(decoded->inputs), deadline,
+                                           [&request] { return request.ClientGoneStatus(); });
   if (!outcome.error.ok()) {
-    std::string message(outcome.error.message());
-    if (!outcome.location.empty()) absl::StrAppend(&message, " (at ", outcome.location, ")");
-    return finish(Error(HttpStatus(outcome.error.code(), ErrorSource::kRun), message));
+    return finish(Error(HttpStatus(outcome.error.code(), ErrorSource::kRun),
+                        std::string(outcome.error.message())));
   }
   absl::StatusOr<HttpInferResponse> encoded = EncodeHttpInferResponse(
       model, *decoded, std::move(outcome.outputs), limits_->response_bytes);

@@ -334,11 +334,10 @@ LoadedModel::~LoadedModel() = default;
 LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> inputs,
                                       std::optional<absl::Time> deadline,
                                       const StopCheck& stop) const {
-  static std::atomic<int64_t> next_request_id{1};
   // The run's request holds this version until its last kernel has run, so
   // an unload or a reload never frees the program under it.
   FunctionRun run(*entry_, host_, resources_.get(), std::move(inputs), shared_from_this(),
-                  next_request_id.fetch_add(1, std::memory_order_relaxed));
+                  limits_->NextRequestId());
   limits_->Run(run, deadline, stop, &short_runs_);
 
   Outcome outcome;
@@ -347,8 +346,11 @@ LoadedModel::Outcome LoadedModel::Run(std::vector<RCReference<AsyncValue>> input
     // A Status of its own, not a copy sharing the payload's: the payload
     // dies on a runtime thread, and Debian's Abseil (not built for TSan)
     // counts the shared references where TSan cannot see it.
-    outcome.error = absl::Status(error.status.code(), error.status.message());
-    outcome.location = LocationText(error.location);
+    const std::string location = LocationText(error.location);
+    outcome.error = absl::Status(
+        error.status.code(), location.empty()
+                                 ? error.status.message()
+                                 : absl::StrCat(error.status.message(), " (at ", location, ")"));
     return outcome;
   }
   outcome.outputs = run.TakeOutputs();

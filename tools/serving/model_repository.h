@@ -123,13 +123,13 @@ class LoadedModel : public std::enable_shared_from_this<LoadedModel> {
   // Runs the entry function on `inputs` (one value per input, in inputs()
   // order) until it ends, its deadline (`deadline` capped by the limits'
   // max_run_time) passes, `stop` says so or the server stops (run_limits.h);
-  // the outputs, in outputs() order, or the first error of a result (its
-  // status; `location` gets the kernel's source location when the program
-  // has one).
+  // the outputs, in outputs() order, or the first error of a result: its
+  // code, and its message with " (at FILE:LINE:COLUMN)" when the program
+  // knows the kernel's location (the one place the protocols' messages
+  // get it).
   struct Outcome {
     std::vector<RCReference<AsyncValue>> outputs;
     absl::Status error;
-    std::string location;
   };
   Outcome Run(std::vector<RCReference<AsyncValue>> inputs, std::optional<absl::Time> deadline,
               const StopCheck& stop = {}) const;

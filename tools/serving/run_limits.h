@@ -106,6 +106,9 @@ class RunLimits {
   // UNAVAILABLE once the stop time has come, else OK.
   absl::Status StopStatus() const;
 
+  // The id of a new run's RequestContext: one counter for every API's runs.
+  int64_t NextRequestId() { return next_request_id_.fetch_add(1, std::memory_order_relaxed); }
+
   // Runs that ended cancelled, past their deadline or stopped
   // (bef_serve_cancelled_total).
   uint64_t cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
@@ -136,6 +139,7 @@ class RunLimits {
   static constexpr int64_t kNever = INT64_MAX;
   std::atomic<int64_t> stop_nanos_{kNever};  // absl::ToUnixNanos of StopAt
   std::atomic<uint64_t> cancelled_{0};
+  std::atomic<int64_t> next_request_id_{1};
 
   std::mutex mutex_;  // guards the list and the thread's state
   std::condition_variable wake_;

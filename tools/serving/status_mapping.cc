@@ -29,6 +29,20 @@ int HttpStatus(absl::StatusCode code, ErrorSource source) {
   return 500;
 }
 
+absl::StatusCode GrpcCode(absl::StatusCode code, ErrorSource source) {
+  if (source == ErrorSource::kRequest) return code;
+  switch (HttpStatus(code, ErrorSource::kRun)) {
+    case 499:
+      return absl::StatusCode::kCancelled;
+    case 503:
+      return absl::StatusCode::kUnavailable;
+    case 504:
+      return absl::StatusCode::kDeadlineExceeded;
+    default:
+      return absl::StatusCode::kInternal;
+  }
+}
+
 std::string_view CodeNameOfHttpStatus(int http_status) {
   switch (http_status) {
     case 404: return "NOT_FOUND";
