@@ -84,15 +84,26 @@ class FileDescriptor {
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   int get() const { return fd_; }
+  void Reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
 
  private:
   int fd_;
 };
 
-absl::Status TooLarge(const std::string& name, uint64_t limit) {
+// `setting` names where the limit comes from, if anywhere.
+absl::Status TooLarge(const std::string& name, uint64_t limit,
+                      std::string_view setting = "BefLoadOptions::max_file_bytes") {
   return absl::ResourceExhaustedError(absl::StrCat(
-      "input file '", name, "' is larger than ", limit,
-      " bytes, the limit of what is loaded (BefLoadOptions::max_file_bytes)"));
+      "input file '", name, "' is larger than ", limit, " bytes, the limit of what is loaded",
+      setting.empty() ? "" : absl::StrCat(" (", ToAbsl(setting), ")")));
+}
+
+absl::Status CannotOpen(const std::string& name) {
+  return absl::NotFoundError(
+      absl::StrCat("cannot open input file '", name, "': ", std::strerror(errno)));
 }
 
 absl::Status ReadError(const std::string& name) {
@@ -116,6 +127,15 @@ absl::StatusOr<size_t> ReadPrefix(int fd, uint8_t* buffer, size_t size,
     }
   }
   return done;
+}
+
+// Opens `path` for reading without blocking (opening a FIFO without a
+// writer returns at once) and takes its status.
+absl::Status OpenWithoutBlocking(const std::string& path, FileDescriptor& fd, struct stat& info) {
+  fd.Reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) return CannotOpen(path);
+  if (fstat(fd.get(), &info) != 0) return ReadError(path);
+  return absl::OkStatus();
 }
 
 // The rest of `fd` (stdin, a pipe, a device), read to its end -- unless its
@@ -150,6 +170,11 @@ const char* FileKind(mode_t mode) {
   return "not a regular file";
 }
 
+absl::Status NotRegular(const std::string& name, mode_t mode) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("input file '", name, "' is ", FileKind(mode), ", not a regular file"));
+}
+
 }  // namespace
 
 BefFile::~BefFile() = default;
@@ -170,28 +195,17 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
     }
     return from_stream(STDIN_FILENO, "<stdin>");
   }
-  // Non-blocking: opening a FIFO without a writer returns at once.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (fd.get() < 0) {
-    return absl::NotFoundError(absl::StrCat("cannot open input file '", path,
-                                            "': ", std::strerror(errno)));
-  }
+  FileDescriptor fd(-1);
   struct stat info;
-  if (fstat(fd.get(), &info) != 0) return ReadError(path);
+  BEF_RETURN_IF_ERROR(OpenWithoutBlocking(path, fd, info));
   if (!S_ISREG(info.st_mode)) {
-    if (options.regular_files_only || S_ISDIR(info.st_mode)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "input file '", path, "' is ", FileKind(info.st_mode), ", not a regular file"));
-    }
+    if (options.regular_files_only || S_ISDIR(info.st_mode)) return NotRegular(path, info.st_mode);
     if (S_ISFIFO(info.st_mode)) {
       // A FIFO's read end opened without blocking reads end-of-file until
       // a writer opens it: opened again, blocking, it waits for the
       // writer, as `cat` does.
       FileDescriptor blocking(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
-      if (blocking.get() < 0) {
-        return absl::NotFoundError(absl::StrCat("cannot open input file '", path,
-                                                "': ", std::strerror(errno)));
-      }
+      if (blocking.get() < 0) return CannotOpen(path);
       return from_stream(blocking.get(), path);
     }
     // A device, read as a stream (blocking).
@@ -225,6 +239,21 @@ absl::StatusOr<std::unique_ptr<BefFile>> BefFile::Open(const std::string& path,
   }
   BEF_RETURN_IF_ERROR(file->Load(options));
   return file;
+}
+
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t limit) {
+  FileDescriptor fd(-1);
+  struct stat info;
+  BEF_RETURN_IF_ERROR(OpenWithoutBlocking(path, fd, info));
+  if (!S_ISREG(info.st_mode)) return NotRegular(path, info.st_mode);
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > limit) return TooLarge(path, limit, /*setting=*/"");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  BEF_ASSIGN_OR_RETURN(
+      const size_t read,
+      ReadPrefix(fd.get(), reinterpret_cast<uint8_t*>(bytes.data()), bytes.size(), path));
+  bytes.resize(read);
+  return bytes;
 }
 
 absl::StatusOr<std::unique_ptr<BefFile>> BefFile::OpenBuffer(

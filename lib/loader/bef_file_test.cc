@@ -331,6 +331,34 @@ TEST(BefFileTest, FilesThatAreNotRegular) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(BefFileTest, ReadRegularFileReadsAsOpenDoes) {
+  std::string path = ::testing::TempDir() + "/config.json";
+  std::ofstream(path, std::ios::binary) << "{\"inputs\": []}";
+  absl::StatusOr<std::string> text = ReadRegularFile(path, 100);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "{\"inputs\": []}");
+  // Larger than the limit: refused before it is read.
+  absl::StatusOr<std::string> large = ReadRegularFile(path, 5);
+  EXPECT_EQ(large.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(large.status().message(), HasSubstr("is larger than 5 bytes"));
+  // A FIFO without a writer is refused at once; a directory, a device and
+  // a missing file too.
+  std::string fifo = ::testing::TempDir() + "/config.fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<std::string> refused = ReadRegularFile(fifo, 100);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is a FIFO, not a regular file"));
+  std::remove(fifo.c_str());
+  EXPECT_THAT(ReadRegularFile(::testing::TempDir(), 100).status().message(),
+              HasSubstr("is a directory, not a regular file"));
+  EXPECT_EQ(ReadRegularFile("/dev/zero", 100).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<std::string> missing = ReadRegularFile(path + ".gone", 100);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("No such file or directory"));
+}
+
 TEST(BefFileTest, InputsOverTheSizeLimitAreNotRead) {
   std::vector<uint8_t> bytes = Program();
   std::string path = ::testing::TempDir() + "/limited.bef";

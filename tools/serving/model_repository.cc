@@ -7,13 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bef/async/async_value_ref.h"
+#include "bef/loader/bef_file.h"
 #include "bef/support/string_view.h"
 #include "nlohmann/json.hpp"
 #include "tools/serving/json_codec.h"
@@ -86,47 +87,6 @@ absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(const std::string& pat
   }
   ::closedir(directory);
   return entries;
-}
-
-// The contents of `path` if it is a regular file of at most `limit` bytes:
-// opened without blocking (a FIFO is refused, never waited on).
-absl::StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    // Gone is NOT_FOUND; a symlink loop or EACCES is a load error (400).
-    const int error = errno;
-    std::string message = absl::StrCat("cannot open ", path, ": ", std::strerror(error));
-    return error == ENOENT ? absl::NotFoundError(message)
-                           : absl::FailedPreconditionError(message);
-  }
-  struct stat info;
-  absl::Status status;
-  std::string text;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    status = absl::FailedPreconditionError(absl::StrCat(path, " is not a regular file"));
-  } else if (static_cast<uint64_t>(info.st_size) > limit) {
-    status = absl::FailedPreconditionError(
-        absl::StrCat(path, " is larger than ", limit, " bytes"));
-  } else {
-    text.resize(static_cast<size_t>(info.st_size));
-    size_t done = 0;
-    while (done < text.size()) {
-      ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-      } else if (n == 0) {
-        break;
-      } else if (errno != EINTR) {
-        status = absl::DataLossError(absl::StrCat("cannot read ", path, ": ",
-                                                  std::strerror(errno)));
-        break;
-      }
-    }
-    text.resize(done);
-  }
-  ::close(fd);
-  if (!status.ok()) return status;
-  return text;
 }
 
 absl::StatusOr<ModelConfig::Tensor> TensorConfig(const Json& json, const std::string& what) {
@@ -439,8 +399,10 @@ absl::Status ModelRepository::LoadFrom(const std::string& model, const std::stri
   std::string config_text;
   absl::Status config_status;
   if (Examine(config_path).kind != PathKind::kMissing) {
-    // A symlink loop, EACCES, a FIFO or a huge file: ReadRegularFile says why.
+    // A symlink loop, EACCES, a FIFO or a huge file: ReadRegularFile (the
+    // loader's read) says why, and the model does not load (400).
     absl::StatusOr<std::string> text = ReadRegularFile(config_path, limits_->max_config_bytes);
+    if (!text.ok()) text = absl::FailedPreconditionError(text.status().message());
     absl::StatusOr<ModelConfig> parsed =
         text.ok() ? ModelConfig::Parse(*text) : absl::StatusOr<ModelConfig>(text.status());
     if (parsed.ok()) {

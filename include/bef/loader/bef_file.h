@@ -213,6 +213,17 @@ class BefFile : public LocationDecoder {
 // The location attached to a load error (unknown kernel), if any.
 std::optional<DecodedLocation> LoadErrorLocation(const absl::Status& status);
 
+// The bytes of `path`, read as Open reads a file with `regular_files_only`
+// and `max_file_bytes = limit`: opened without blocking (a FIFO is refused
+// at once, never waited on), refused unless a regular file, refused before
+// reading when larger than `limit`; a file that shrinks while read gives
+// the bytes it had. For the other files a server loads beside its BEF
+// files (a model's config.json). Errors as Open's: NOT_FOUND when it cannot
+// be opened (gone, a symlink loop, EACCES: the message says which),
+// FAILED_PRECONDITION when it is not a regular file, RESOURCE_EXHAUSTED
+// when it is larger than `limit`, DATA_LOSS when a read fails.
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t limit);
+
 }  // namespace bef
 
 #endif  // BEF_LOADER_BEF_FILE_H_
