@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bef/host/work_queue.h"
+#include "bef/support/fifo_thread_pool.h"
 #include "bef/support/logging.h"
 #include "bef/support/spin_lock.h"
 #include "lib/host/tbb_arena.h"
@@ -419,6 +420,23 @@ class MultiThreadedWorkQueue : public ConcurrentWorkQueue {
 void RegisterTbbArenaSource(TbbArenaSource source) {
   registered_arena_source.store(source, std::memory_order_release);
 }
+
+namespace {
+
+void* CreatePlainThreadArena(int compute_threads) { return new FifoThreadPool(compute_threads); }
+void EnqueueOnPlainThreadArena(void* arena, void (*run)(void*), void* argument) {
+  static_cast<FifoThreadPool*>(arena)->Add([run, argument] { run(argument); });
+}
+void DestroyPlainThreadArena(void* arena) {
+  delete static_cast<FifoThreadPool*>(arena);  // runs what is queued, joins
+}
+constexpr BefTbbArenaApi kPlainThreadArena = {&CreatePlainThreadArena, &EnqueueOnPlainThreadArena,
+                                              &DestroyPlainThreadArena};
+const BefTbbArenaApi* PlainThreadArenaSource() { return &kPlainThreadArena; }
+
+}  // namespace
+
+void UsePlainThreadArenas() { RegisterTbbArenaSource(&PlainThreadArenaSource); }
 
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateMultiThreadedWorkQueue(
     int compute_threads, int blocking_threads, int64_t budget_threads) {

@@ -6,25 +6,18 @@
 //   Program._start(name, args, timeout, token)       a run whose completion
 //                                                    _next_completion() reports
 //
-// Hosts: one HostContext per work-queue spec ("mstd", "mstd:4", "s"),
-// created on first use and shared by every program loaded with that spec.
-// Hosts live until the process exits (never destroyed: runtime threads may
-// still finish side-effect kernels of abandoned runs).
+// The extension's rooms: hosts.h (a host per work-queue spec), signals_and
+// _fork.h (Ctrl-C during a run, process generations), completion_queue.h
+// (run_async's finished runs), python_values.h (values both ways); this
+// file: programs, runs and the module.
 //
 // Lifetime: a Program owns its loaded file through a shared ProgramState;
 // every run's RequestContext holds that state too, so a program dropped (or
 // a run abandoned by Ctrl-C or a timeout) stays loaded until its last
 // kernel has run.
-#include <fcntl.h>
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,57 +39,18 @@
 #include "bef/host/kernel_registry.h"
 #include "bef/host/native_function.h"
 #include "bef/host/work_queue.h"
-#include "bef/support/fifo_thread_pool.h"
 #include "bef/loader/bef_dump.h"
-#include "lib/host/tbb_arena.h"
 #include "pybind11/pybind11.h"
-#include "python/src/released_gil.h"
 #include "pybind11/stl.h"
+#include "python/src/completion_queue.h"
+#include "python/src/hosts.h"
 #include "python/src/python_values.h"
+#include "python/src/released_gil.h"
+#include "python/src/signals_and_fork.h"
 
 namespace bef::python {
-namespace {
 
 using namespace pybind11::literals;
-
-// Hosts by work-queue spec. Never destroyed (runtime threads may still
-// finish side-effect kernels of abandoned runs).
-std::mutex hosts_mutex;
-std::map<std::string, HostContext*>* hosts = new std::map<std::string, HostContext*>();
-
-// os.fork(): a child has none of its parent's threads, so the parent's hosts
-// cannot run anything there. Every child starts a new process generation:
-// its loads make new hosts, and programs of an earlier generation refuse to
-// run (they would wait forever) with a message that says what to do.
-std::atomic<uint64_t> process_generation{0};
-
-
-HostContext* HostFor(const std::string& work_queue) {
-  // Equal specs, however spelled ("mstd:2", "mstd:02"), name one host: the
-  // process's thread budget (work_queue.h) is not spent twice on one spec.
-  absl::StatusOr<std::string> canonical = CanonicalWorkQueueSpec(work_queue);
-  if (!canonical.ok()) {
-    ThrowArgumentError("work_queue='" + work_queue +
-                       "': not a work queue (use 'mstd', 'mstd:THREADS', "
-                       "'mstd:THREADS,BLOCKING_THREADS' or 's')");
-  }
-  std::lock_guard<std::mutex> lock(hosts_mutex);
-  auto found = hosts->find(*canonical);
-  if (found != hosts->end()) return found->second;
-  absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> queue = CreateWorkQueue(*canonical);
-  if (!queue.ok()) {
-    // Beyond the threads the process may have, with what holds them named.
-    ThrowArgumentError("work_queue='" + work_queue + "': " + std::string(queue.status().message()));
-  }
-  // Errors reach Python through the results (with their locations); the
-  // diagnostic stream is not needed.
-  auto* host = new HostContext([](const DecodedDiagnostic&) {}, CreateMallocAllocator(kMaxKeptBytes),
-                               std::move(*queue));
-  RegisterStaticKernels(&host->kernel_registry());
-  RegisterStaticNativeFunctions(&host->native_functions());
-  hosts->emplace(*canonical, host);
-  return host;
-}
 
 struct ProgramState {
   ~ProgramState() {
@@ -113,244 +67,9 @@ struct ProgramState {
   std::atomic<int64_t> next_request_id{1};
 };
 
-class RunCall;
-
-// The interpreter's main thread (the one Python delivers signals to).
-unsigned long main_thread_id = 0;
-
-bool IsMainThread() { return PyThread_get_thread_ident() == main_thread_id; }
-
-// Ctrl-C for runs the executor runs inline on the main thread: those do
-// not return to Python (whose SIGINT handler only sets a flag checked
-// between bytecodes) until they end. While such a run is in progress, a
-// SIGINT handler of ours, chained in front of the interpreter's, wakes a
-// watcher thread (through a pipe: all a signal handler may safely do),
-// which cancels the run's request; the interpreter's handler still runs, so
-// the run returns to a pending KeyboardInterrupt. When something
-// (signal.signal) replaced the handler, the next run put it back in front
-// (runs check at most every 100 ms: a sigaction call costs more than the
-// rest of a small run).
-class InterruptWatcher {
- public:
-  static InterruptWatcher& Get() {
-    static auto* watcher = new InterruptWatcher();
-    return *watcher;
-  }
-
-  // REQUIRES: the main thread.
-  void Enter(const RCReference<RequestContext>& request) {
-    uint64_t generation = process_generation.load(std::memory_order_relaxed);
-    if (generation != generation_) Start(generation);  // forked: no watcher thread here
-    if (!started_) return;
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_check_ > std::chrono::milliseconds(100)) {
-      last_check_ = now;
-      struct sigaction current;
-      if (sigaction(SIGINT, nullptr, &current) == 0 && current.sa_sigaction != &Handle) {
-        Chain(current);
-      }
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    active_ = request.CopyRef();
-    active_run_.store(++runs_, std::memory_order_release);
-  }
-  void Leave() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    active_.reset();
-    active_run_.store(0, std::memory_order_release);
-  }
-  // In a forked child (which has only the forking thread): the inherited
-  // pipe is the parent's watcher's, so a SIGINT to the child must not write
-  // to it (the parent would cancel its run); the run the fork copied is not
-  // running here. The child's first inline run starts its own watcher.
-  void AfterForkInChild() {
-    if (pipe_[0] >= 0) {
-      close(pipe_[0]);
-      close(pipe_[1]);
-    }
-    write_fd_.store(-1, std::memory_order_relaxed);
-    pipe_[0] = pipe_[1] = -1;
-    started_ = false;
-    active_run_.store(0, std::memory_order_relaxed);
-    new (&mutex_) std::mutex();  // possibly held by a thread the child does not have
-    (void)active_.release();     // the parent's request: leaked, not ours to drop
-  }
-
- private:
-  InterruptWatcher() { Start(process_generation.load(std::memory_order_relaxed)); }
-
-  // A pipe and the thread reading it; in a forked child, new ones (the
-  // parent's pipe would be shared with the parent's watcher).
-  void Start(uint64_t generation) {
-    generation_ = generation;
-    started_ = false;
-    if (pipe_[0] >= 0) {
-      close(pipe_[0]);
-      close(pipe_[1]);
-      pipe_[0] = pipe_[1] = -1;
-    }
-    write_fd_.store(-1, std::memory_order_relaxed);
-    if (pipe2(pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return;
-    int flags = fcntl(pipe_[0], F_GETFL);
-    fcntl(pipe_[0], F_SETFL, flags & ~O_NONBLOCK);  // the watcher blocks
-    std::thread([this, fd = pipe_[0]] { Loop(fd); }).detach();
-    write_fd_.store(pipe_[1], std::memory_order_release);
-    started_ = true;
-  }
-
-  // Puts Handle in front of `current` when `current` is a handler (not
-  // SIG_DFL or SIG_IGN: then Ctrl-C is not Python's to turn into an error).
-  void Chain(const struct sigaction& current) {
-    bool is_function = (current.sa_flags & SA_SIGINFO)
-                           ? current.sa_sigaction != nullptr
-                           : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
-    if (!is_function) return;
-    previous_ = current;
-    struct sigaction ours = current;
-    ours.sa_sigaction = &Handle;
-    ours.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-    sigaction(SIGINT, &ours, nullptr);
-  }
-
-  static void Handle(int signal, siginfo_t* info, void* context) {
-    InterruptWatcher& watcher = Get();
-    int saved_errno = errno;
-    // Which run the signal interrupts: the watcher may read it only after
-    // that run ended and another began, which must not be cancelled.
-    uint64_t run = watcher.active_run_.load(std::memory_order_acquire);
-    int fd = watcher.write_fd_.load(std::memory_order_acquire);
-    if (fd >= 0) {
-      [[maybe_unused]] ssize_t written = write(fd, &run, sizeof(run));
-    }
-    errno = saved_errno;
-    const struct sigaction& previous = watcher.previous_;
-    if (previous.sa_flags & SA_SIGINFO) {
-      previous.sa_sigaction(signal, info, context);
-    } else {
-      previous.sa_handler(signal);
-    }
-  }
-
-  void Loop(int fd) {
-    uint64_t run;
-    while (true) {
-      ssize_t got = read(fd, &run, sizeof(run));  // whole: pipe writes this small are atomic
-      if (got < 0 && errno == EINTR) continue;
-      if (got != sizeof(run)) return;
-      // Cancelled without the lock: the cancellation runs the waiters of the
-      // run's end (FunctionRun::Done), which must not wait for Enter/Leave.
-      RCReference<RequestContext> interrupted;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (run != 0 && run == active_run_.load(std::memory_order_relaxed)) {
-          interrupted = active_.CopyRef();
-        }
-      }
-      if (interrupted) interrupted->Cancel(absl::CancelledError("Interrupted (KeyboardInterrupt)"));
-    }
-  }
-
-  int pipe_[2] = {-1, -1};
-  std::atomic<int> write_fd_{-1};  // pipe_[1] once the watcher runs (read by Handle)
-  bool started_ = false;
-  uint64_t generation_ = 0;
-  std::chrono::steady_clock::time_point last_check_;
-  struct sigaction previous_ = {};
-  std::mutex mutex_;
-  RCReference<RequestContext> active_;
-  uint64_t runs_ = 0;                       // main-thread runs so far
-  std::atomic<uint64_t> active_run_{0};     // the one in progress, 0 for none
-  static_assert(std::atomic<uint64_t>::is_always_lock_free, "read in a signal handler");
-};
-
-// Runs of run_async that finished, in the order they finished; the package's
-// dispatcher thread takes them one by one (_next_completion).
-class CompletionQueue {
- public:
-  static CompletionQueue& Get() {
-    static auto* queue = new CompletionQueue();
-    return *queue;
-  }
-  void Push(std::shared_ptr<RunCall> call) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      calls_.push_back(std::move(call));
-    }
-    ready_.notify_one();
-  }
-  // Null once closed. REQUIRES: the GIL is released.
-  std::shared_ptr<RunCall> Pop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return closed_ || !calls_.empty(); });
-    if (calls_.empty()) return nullptr;
-    std::shared_ptr<RunCall> call = std::move(calls_.front());
-    calls_.pop_front();
-    return call;
-  }
-  void Close() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_all();
-  }
-  void Reopen() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = false;
-  }
-  // Around os.fork(): the queue is not in use while a fork copies it; the
-  // child drops (leaks) the parent's finished runs, whose futures are not
-  // in the child's dispatcher.
-  void LockForFork() { mutex_.lock(); }
-  void UnlockInParent() { mutex_.unlock(); }
-  void ResetInChild() {
-    new std::deque<std::shared_ptr<RunCall>>(std::move(calls_));
-    calls_.clear();
-    closed_ = false;
-    mutex_.unlock();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::shared_ptr<RunCall>> calls_;
-  bool closed_ = false;
-};
-
-void BeforeFork() {
-  hosts_mutex.lock();
-  CompletionQueue::Get().LockForFork();
-}
-void AfterForkInParent() {
-  CompletionQueue::Get().UnlockInParent();
-  hosts_mutex.unlock();
-}
-// oneTBB does not survive a fork (its workers are the parent's, and it
-// does not know they are gone): a child's mstd queues get this arena of
-// plain threads instead (lib/host/tbb_arena.h's interface).
-void* CreatePlainThreadArena(int compute_threads) { return new FifoThreadPool(compute_threads); }
-void EnqueueOnPlainThreadArena(void* opaque, void (*run)(void*), void* argument) {
-  static_cast<FifoThreadPool*>(opaque)->Add([run, argument] { run(argument); });
-}
-void DestroyPlainThreadArena(void* opaque) {
-  delete static_cast<FifoThreadPool*>(opaque);  // runs what is queued, joins
-}
-const BefTbbArenaApi plain_thread_arena = {&CreatePlainThreadArena, &EnqueueOnPlainThreadArena,
-                                           &DestroyPlainThreadArena};
-const BefTbbArenaApi* PlainThreadArenaSource() { return &plain_thread_arena; }
-
-void AfterForkInChild() {
-  InterruptWatcher::Get().AfterForkInChild();
-  RegisterTbbArenaSource(&PlainThreadArenaSource);
-  CompletionQueue::Get().ResetInChild();
-  hosts = new std::map<std::string, HostContext*>();  // the old ones are unusable here
-  process_generation.fetch_add(1, std::memory_order_relaxed);
-  main_thread_id = PyThread_get_thread_ident();  // the forking thread is the child's only one
-  bef::python::main_thread_ident = main_thread_id;
-  hosts_mutex.unlock();
-}
-
-// One execution of a function: its request, its results and its completion.
+// One execution of a function: its request, its results and its completion
+// (the class completion_queue.h holds; the rest of this file is private to
+// it).
 class RunCall : public std::enable_shared_from_this<RunCall> {
  public:
   RunCall(std::shared_ptr<ProgramState> state, const Function* function, int64_t token)
@@ -566,6 +285,8 @@ class RunCall : public std::enable_shared_from_this<RunCall> {
   std::atomic<bool> done_{false};
 };
 
+namespace {
+
 // `timeout=`: None, or seconds (>= 0) as an int or a float.
 std::optional<double> Seconds(const py::object& timeout) {
   if (timeout.is_none()) return std::nullopt;
@@ -585,8 +306,9 @@ class Program {
     auto state = std::make_shared<ProgramState>();
     state->host = HostFor(work_queue);
     state->work_queue = work_queue;
-    state->single_threaded = CanonicalWorkQueueSpec(work_queue).value_or("") == "s";
-    state->generation = process_generation.load(std::memory_order_relaxed);
+    // Its queued work runs only inside an Await (work_queue.h).
+    state->single_threaded = !state->host->work_queue().HasComputeThreads();
+    state->generation = ProcessGeneration();
     absl::StatusOr<std::unique_ptr<BefProgram>> program;
     if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||
         PyMemoryView_Check(source.ptr())) {
@@ -655,7 +377,7 @@ class Program {
 
   std::shared_ptr<RunCall> Start(PyObject* name, std::span<PyObject* const> arguments,
                                  std::optional<double> timeout, int64_t token, bool notify) const {
-    if (state_->generation != process_generation.load(std::memory_order_relaxed)) {
+    if (state_->generation != ProcessGeneration()) {
       ThrowError("RuntimeError",
                  "this program was loaded before os.fork(): the runtime's threads do not exist "
                  "in this process; load it again here (or start processes with 'spawn')",
@@ -805,8 +527,10 @@ void MakeOnlyByTheRuntime(py::handle type) {
 PYBIND11_MODULE(_runtime, module) {
   using namespace bef::python;
   module.doc() = "The BEF runtime (use the `bef` package, not this module).";
-  main_thread_id = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
-  pthread_atfork(&BeforeFork, &AfterForkInParent, &AfterForkInChild);
+  bef::python::RememberMainThread();
+  PrepareForForks();
+  PrepareHostsForForks();
+  CompletionQueue::PrepareForForks();
 
   py::class_<OpaqueValue>(module, "Value",
                           "A runtime value Python has no form for; pass it back to a function "
@@ -847,7 +571,6 @@ PYBIND11_MODULE(_runtime, module) {
   if (!run) throw py::error_already_set();
   program.attr("run") = run;
 
-  bef::python::RememberMainThread();
   module.def("_load", &Program::Load, py::arg("source"), py::arg("work_queue"));
   module.def("_next_completion", []() -> std::shared_ptr<RunCall> {
     bef::python::ReleasedGil release;

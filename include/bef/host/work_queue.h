@@ -152,6 +152,13 @@ void ReturnThreadBudget(int64_t threads);
 using TbbArenaSource = const ::BefTbbArenaApi* (*)();
 void RegisterTbbArenaSource(TbbArenaSource source);
 
+// In a process forked from one that used oneTBB (Python's os.fork()):
+// oneTBB does not survive a fork (its workers are the parent's, and it does
+// not know they are gone), so from now on `mstd` queues get an arena of
+// plain threads instead (a FIFO pool, bef/support/fifo_thread_pool.h).
+// Queues made before the fork are unusable in the child either way.
+void UsePlainThreadArenas();
+
 // Parses a --work_queue_type spec ("name[:args]", split at the first ':').
 // Bad arguments are logged as TFRT does ("Invalid argument for s work queue:
 // ARG", "Invalid argument for mstd work queue: ARG"); any failure is
