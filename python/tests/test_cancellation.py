@@ -15,6 +15,14 @@ import bef
 FOREVER = 2**31 - 1  # spin iterations: minutes of work
 
 
+def rest_of_output(child, timeout):
+    """What `child` prints until it exits, the text its stdout's reader has
+    already buffered included (communicate(timeout=) reads the raw pipe, and
+    would lose a line that arrived with the last one readline took)."""
+    child.wait(timeout=timeout)
+    return child.stdout.read()
+
+
 def test_timeout_cancels_a_run(program):
     start = time.monotonic()
     with pytest.raises(bef.DeadlineExceededError) as raised:
@@ -93,7 +101,7 @@ def test_ctrl_c_cancels_a_blocking_run(bef_path):
             time.sleep(0.3)
             child.send_signal(signal.SIGINT)
             lines.append(child.stdout.readline())
-        output, _ = child.communicate(timeout=20)
+        output = rest_of_output(child, timeout=20)
     finally:
         if child.poll() is None:
             child.kill()
@@ -194,7 +202,7 @@ def test_a_run_waiting_for_its_turn_on_s_honours_timeout_and_ctrl_c(bef_path):
         time.sleep(0.3)
         child.send_signal(signal.SIGINT)
         interrupted = child.stdout.readline()
-        output, _ = child.communicate(timeout=30)
+        output = rest_of_output(child, timeout=30)
     finally:
         if child.poll() is None:
             child.kill()
@@ -350,7 +358,7 @@ def test_ctrl_c_ends_a_run_that_never_ends_on_s(tmp_path):
         assert child.stdout.readline().strip() == "ready"
         time.sleep(0.3)
         child.send_signal(signal.SIGINT)
-        output, _ = child.communicate(timeout=30)
+        output = rest_of_output(child, timeout=30)
     finally:
         if child.poll() is None:
             child.kill()
