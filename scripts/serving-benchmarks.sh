@@ -15,6 +15,12 @@
 #   2 worker processes, as a front end on this 2-core machine is run), the
 #   baseline of the serving issue's tiny-request target.
 #
+#   and then (when wrk and h2load are installed: apt-get install wrk
+#   nghttp2-client) benchmarks/serving_yardsticks.py: the serving issue's
+#   targets measured with the tools people use, interleaved -- wrk against
+#   bef_serve's and nginx's HTTP/1.1, h2load against bef_serve's gRPC and
+#   nginx's h2c, the same request bytes.
+#
 #   bash scripts/serving-benchmarks.sh            # 2 rounds of 60 s
 #   SECONDS_EACH=10 ROUNDS=1 bash scripts/serving-benchmarks.sh
 #   ONLY=scalar bash ...                          # only rows whose name holds it
@@ -110,3 +116,13 @@ for ((round = 1; round <= rounds; ++round)); do
     fi
   done
 done
+
+if [[ -z "${ONLY:-}" || "yardsticks" == *"$ONLY"* ]]; then
+  if command -v wrk >/dev/null && command -v h2load >/dev/null; then
+    echo
+    python3 benchmarks/serving_yardsticks.py "${SERVER:-$bin/tools/bef_serve}" \
+      "$bin/tests/serving/serve_test.bef" "$rounds" "$((seconds < 10 ? seconds : 10))"
+  else
+    echo "(wrk or h2load is not installed: apt-get install wrk nghttp2-client for the yardsticks)"
+  fi
+fi
