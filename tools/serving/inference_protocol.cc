@@ -15,6 +15,7 @@
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "bef/tensor/sparse_and_string_tensors.h"
+#include "tools/serving/compact_infer_request.h"
 #include "tools/serving/json_codec.h"
 
 namespace bef::serving {
@@ -455,6 +456,12 @@ absl::StatusOr<HttpInferRequest> DecodeHttpInferRequest(const LoadedModel& model
   size_t header_size = json_length.value_or(body->size());
   if (header_size > body->size()) {
     return Refuse("Inference-Header-Content-Length is larger than the body");
+  }
+  // The form nearly every client sends, without a JSON tree; anything else
+  // (errors included) is decoded below.
+  if (std::optional<HttpInferRequest> compact =
+          DecodeCompactInferRequest(model, body, header_size, allocator)) {
+    return std::move(*compact);
   }
   // One pass: a tensor input's JSON data goes straight into its tensor.
   const std::vector<TensorSpec>& input_specs = model.inputs();

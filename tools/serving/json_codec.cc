@@ -152,17 +152,6 @@ ElementStore ElementStoreFor(DType dtype) {
   return nullptr;
 }
 
-// Stores element `index` of a dense tensor of T straight from a number the
-// parser read (no Json, no status): true when T holds it exactly as
-// StoreElement would store it; false for anything StoreElement refuses or
-// treats otherwise (a number out of T's range, any number for a bool
-// tensor, a fraction for an integer tensor), which then goes through it.
-struct NumberStores {
-  bool (*from_signed)(void* data, size_t index, int64_t value) = nullptr;
-  bool (*from_unsigned)(void* data, size_t index, uint64_t value) = nullptr;
-  bool (*from_double)(void* data, size_t index, double value) = nullptr;
-};
-
 template <typename T, typename Integer>
 bool StoreInteger(void* data, size_t index, Integer value) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -187,16 +176,6 @@ bool StoreDouble(void* data, size_t index, double value) {
   } else {
     return false;
   }
-}
-
-NumberStores NumberStoresFor(DType dtype) {
-#define BEF_NUMBER_STORES(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS)                   \
-  if (dtype == DTYPE) {                                                              \
-    return {&StoreInteger<TYPE, int64_t>, &StoreInteger<TYPE, uint64_t>, &StoreDouble<TYPE>}; \
-  }
-  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_NUMBER_STORES)
-#undef BEF_NUMBER_STORES
-  return {};
 }
 
 absl::Status ElementError(const std::string& what, size_t index, const absl::Status& problem) {
@@ -351,6 +330,16 @@ absl::StatusOr<RCReference<AsyncValue>> ArgumentFromJson(std::string_view type,
   }
   if (type == kDenseHostTensorTypeName) return TensorFrom(value, allocator, what);
   return Refuse(what, absl::StrCat(" has type ", ToAbsl(type), ", which requests cannot supply"));
+}
+
+NumberStores NumberStoresFor(DType dtype) {
+#define BEF_NUMBER_STORES(NAME, TYPE, DTYPE, BEF_SCALAR, CONTENTS)                            \
+  if (dtype == DTYPE) {                                                                       \
+    return {&StoreInteger<TYPE, int64_t>, &StoreInteger<TYPE, uint64_t>, &StoreDouble<TYPE>}; \
+  }
+  BEF_FOR_EACH_NUMERIC_DATATYPE(BEF_NUMBER_STORES)
+#undef BEF_NUMBER_STORES
+  return {};
 }
 
 void DataNesting::OpenArray() {

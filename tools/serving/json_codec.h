@@ -23,6 +23,7 @@
 #include "bef/async/async_value.h"
 #include "bef/async/rc_reference.h"
 #include "bef/host/host_allocator.h"
+#include "bef/tensor/dense_host_tensor.h"
 #include "nlohmann/json.hpp"
 
 namespace bef {
@@ -66,6 +67,20 @@ struct InferRequestJson {
 absl::StatusOr<InferRequestJson> ParseInferRequestJson(
     std::string_view text, const std::function<bool(std::string_view)>& is_tensor_input,
     HostAllocator* allocator);
+
+// A number the parser read stored straight into element `index` of a dense
+// tensor of `dtype` (no Json, no status): true when the element holds it
+// exactly as the JSON decoders' element checks would store it (an integer
+// in range, any number for a float type that it does not overflow); false
+// for anything those checks refuse or treat otherwise (a number out of
+// range, any number for a bool tensor, a fraction for an integer tensor).
+// Empty for dtypes the protocol does not carry.
+struct NumberStores {
+  bool (*from_signed)(void* data, size_t index, int64_t value) = nullptr;
+  bool (*from_unsigned)(void* data, size_t index, uint64_t value) = nullptr;
+  bool (*from_double)(void* data, size_t index, double value) = nullptr;
+};
+NumberStores NumberStoresFor(DType dtype);
 
 // A name from a request as error messages repeat it: at most 200 bytes (a
 // 100,000-byte name must not turn into a 100,000-byte message, or in gRPC
