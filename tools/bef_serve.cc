@@ -371,17 +371,11 @@ int Serve(ServeOptions& options) {
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   if (options.grpc_port >= 0) {
+    // Long runs on as many worker threads as HTTP's (--threads).
     grpc_service = std::make_unique<serving::GrpcInferenceService>(
-        repository.get(), host->get(), options.limits.get(), options.http.max_concurrent_requests);
-    grpc::ResourceQuota quota("bef_serve");
-    // gRPC's synchronous server holds a thread per call in progress (and a
-    // few to poll). The service itself admits at most
-    // --max_concurrent_requests inference calls; the quota leaves room for
-    // health and metadata calls beside them and bounds threads only against
-    // a flood.
-    quota.SetMaxThreads(static_cast<int>(options.http.max_concurrent_requests) + 64);
+        repository.get(), host->get(), options.limits.get(), options.http.max_concurrent_requests,
+        options.http.worker_threads);
     grpc::ServerBuilder builder;
-    builder.SetResourceQuota(quota);
     builder.SetMaxReceiveMessageSize(static_cast<int>(options.http.max_body_bytes));
     builder.SetMaxSendMessageSize(static_cast<int>(options.limits->response_bytes.limit()));
     builder.AddListeningPort(HostPort(options.http.host, options.grpc_port),

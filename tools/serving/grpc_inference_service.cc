@@ -106,8 +106,9 @@ void OutputToContents(const OutputTensor& output, inference::InferTensorContents
   }
 }
 
-// Turns gRPC's answer to a request it could not parse (INTERNAL, an empty
-// message) into INVALID_ARGUMENT with a message: the message arrives as
+// Turns gRPC's answer to a request it could not parse (an empty message:
+// INTERNAL from a synchronous handler, UNIMPLEMENTED from a callback one)
+// into INVALID_ARGUMENT with a message: the message arrives as
 // null at POST_RECV_MESSAGE, and the status is rewritten at
 // PRE_SEND_STATUS.
 class ParseErrorInterceptor final : public grpc::experimental::Interceptor {
@@ -121,7 +122,8 @@ class ParseErrorInterceptor final : public grpc::experimental::Interceptor {
       unparsed_ = true;
     }
     if (unparsed_ && methods->QueryInterceptionHookPoint(Point::PRE_SEND_STATUS) &&
-        methods->GetSendStatus().error_code() == grpc::StatusCode::INTERNAL) {
+        (methods->GetSendStatus().error_code() == grpc::StatusCode::INTERNAL ||
+         methods->GetSendStatus().error_code() == grpc::StatusCode::UNIMPLEMENTED)) {
       methods->ModifySendStatus(grpc::Status(
           grpc::StatusCode::INVALID_ARGUMENT,
           absl::StrCat("the request is not a valid protobuf message of ", method_)));
@@ -152,23 +154,61 @@ ParseErrorInterceptors() {
   return factories;
 }
 
-grpc::Status GrpcInferenceService::ServerLive(grpc::ServerContext*,
-                                              const inference::ServerLiveRequest*,
-                                              inference::ServerLiveResponse* response) {
+namespace {
+
+grpc::ServerUnaryReactor* Finished(grpc::CallbackServerContext* context,
+                                   const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerLive(
+    grpc::CallbackServerContext* context, const inference::ServerLiveRequest* request,
+    inference::ServerLiveResponse* response) {
+  return Finished(context, Live(request, response));
+}
+
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerReady(
+    grpc::CallbackServerContext* context, const inference::ServerReadyRequest* request,
+    inference::ServerReadyResponse* response) {
+  return Finished(context, Ready(request, response));
+}
+
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelReady(
+    grpc::CallbackServerContext* context, const inference::ModelReadyRequest* request,
+    inference::ModelReadyResponse* response) {
+  return Finished(context, IsModelReady(request, response));
+}
+
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerMetadata(
+    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest* request,
+    inference::ServerMetadataResponse* response) {
+  return Finished(context, DescribeServer(request, response));
+}
+
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelMetadata(
+    grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
+    inference::ModelMetadataResponse* response) {
+  return Finished(context, DescribeModel(request, response));
+}
+
+grpc::Status GrpcInferenceService::Live(const inference::ServerLiveRequest*,
+                                        inference::ServerLiveResponse* response) {
   response->set_live(true);
   return grpc::Status::OK;
 }
 
-grpc::Status GrpcInferenceService::ServerReady(grpc::ServerContext*,
-                                               const inference::ServerReadyRequest*,
-                                               inference::ServerReadyResponse* response) {
+grpc::Status GrpcInferenceService::Ready(const inference::ServerReadyRequest*,
+                                         inference::ServerReadyResponse* response) {
   response->set_ready(repository_->AllReady());
   return grpc::Status::OK;
 }
 
-grpc::Status GrpcInferenceService::ModelReady(grpc::ServerContext*,
-                                              const inference::ModelReadyRequest* request,
-                                              inference::ModelReadyResponse* response) {
+grpc::Status GrpcInferenceService::IsModelReady(const inference::ModelReadyRequest* request,
+                                                inference::ModelReadyResponse* response) {
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->name(), request->version());
   if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
@@ -179,8 +219,7 @@ grpc::Status GrpcInferenceService::ModelReady(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status GrpcInferenceService::ServerMetadata(grpc::ServerContext*,
-                                                  const inference::ServerMetadataRequest*,
+grpc::Status GrpcInferenceService::DescribeServer(const inference::ServerMetadataRequest*,
                                                   inference::ServerMetadataResponse* response) {
   response->set_name("bef_serve");
   response->set_version("1");
@@ -189,8 +228,7 @@ grpc::Status GrpcInferenceService::ServerMetadata(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status GrpcInferenceService::ModelMetadata(grpc::ServerContext*,
-                                                 const inference::ModelMetadataRequest* request,
+grpc::Status GrpcInferenceService::DescribeModel(const inference::ModelMetadataRequest* request,
                                                  inference::ModelMetadataResponse* response) {
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->name(), request->version());
@@ -214,23 +252,44 @@ grpc::Status GrpcInferenceService::ModelMetadata(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status GrpcInferenceService::ModelInfer(grpc::ServerContext* context,
-                                              const inference::ModelInferRequest* request,
-                                              inference::ModelInferResponse* response) {
-  // Admission: health and metadata calls never wait behind runs.
-  struct Admission {
-    std::atomic<size_t>& count;
-    ~Admission() { count.fetch_sub(1, std::memory_order_acq_rel); }
-  } admission{infers_in_progress_};
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(
+    grpc::CallbackServerContext* context, const inference::ModelInferRequest* request,
+    inference::ModelInferResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // Admission: at most max_concurrent_infers_ calls admitted (running or
+  // waiting for a worker); health and metadata calls never wait behind them.
   if (infers_in_progress_.fetch_add(1, std::memory_order_acq_rel) >= max_concurrent_infers_) {
-    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        absl::StrCat("the server is at its limit of ", max_concurrent_infers_,
-                                     " concurrent inference calls; try again"));
+    infers_in_progress_.fetch_sub(1, std::memory_order_acq_rel);
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     absl::StrCat("the server is at its limit of ", max_concurrent_infers_,
+                                  " concurrent inference calls; try again")));
+    return reactor;
   }
+  auto finish = [this, reactor](const grpc::Status& status) {
+    infers_in_progress_.fetch_sub(1, std::memory_order_acq_rel);
+    reactor->Finish(status);
+  };
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->model_name(), request->model_version());
-  if (!found.ok()) return ToGrpc(found.status());
-  const LoadedModel& model = **found;
+  if (!found.ok()) {
+    finish(ToGrpc(found.status()));
+  } else if ((*found)->known_short()) {
+    // A version whose runs are known to be short runs on the call's own
+    // thread, as HTTP runs it on the I/O thread: no hand-off.
+    finish(Infer(context, request, response, **found));
+  } else {
+    workers_.Add([this, context, request, response, finish, model = std::move(*found)] {
+      finish(Infer(context, request, response, *model));
+    });
+  }
+  return reactor;
+}
+
+grpc::Status GrpcInferenceService::Infer(grpc::CallbackServerContext* context,
+                                         const inference::ModelInferRequest* request,
+                                         inference::ModelInferResponse* response,
+                                         const LoadedModel& model) {
   InferenceMeter meter(model.metrics());
 
   const std::vector<TensorSpec>& specs = model.inputs();

@@ -5,12 +5,16 @@
 // code and message (and the kernel's location); a request's deadline
 // (`grpc-timeout`) or its `timeout_ms` parameter cancels the run.
 //
-// gRPC's synchronous server runs the handlers on its own threads, one per
-// call in progress. At most `max_concurrent_infers` ModelInfer calls run at
-// once (bef_serve --max_concurrent_requests); the next is answered
-// RESOURCE_EXHAUSTED at once, while health and metadata calls, which never
-// run a program, are always answered. A cancelled call (the client went
-// away, its deadline passed, the server shut down) cancels its run.
+// gRPC's callback API: every call is answered by a reactor on gRPC's own
+// callback threads. Health and metadata calls are answered at once on the
+// call's thread; a ModelInfer of a version whose runs are known to be short
+// (ShortRunStreak, as HTTP's inline runs) runs there too, with no hand-off;
+// any other run goes to the service's worker threads and its reactor
+// finishes from there, so a long run never holds gRPC's threads. At most
+// `max_concurrent_infers` ModelInfer calls run at once (bef_serve
+// --max_concurrent_requests); the next is answered RESOURCE_EXHAUSTED at
+// once. A cancelled call (the client went away, its deadline passed, the
+// server shut down) cancels its run.
 //
 // A ModelInfer request that names an output twice is INVALID_ARGUMENT, as
 // over HTTP; an answer larger than the server's answer budget
@@ -26,9 +30,9 @@
 #include <memory>
 #include <vector>
 
-#include "grpcpp/support/server_interceptor.h"
-
 #include "bef/host/host_context.h"
+#include "bef/support/fifo_thread_pool.h"
+#include "grpcpp/support/server_interceptor.h"
 #include "tools/serving/grpc_predict_v2.grpc.pb.h"
 #include "tools/serving/model_repository.h"
 
@@ -40,36 +44,61 @@ namespace bef::serving {
 std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
 ParseErrorInterceptors();
 
-class GrpcInferenceService final : public inference::GRPCInferenceService::Service {
+class GrpcInferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
-  // Both outlive the service.
-  // All three outlive the service; `limits` holds the answer budget.
+  // All three outlive the service; `limits` holds the answer budget. Runs
+  // not known to be short go to `worker_threads` threads of the service's.
   GrpcInferenceService(ModelRepository* repository, HostContext* host, RunLimits* limits,
-                       size_t max_concurrent_infers)
+                       size_t max_concurrent_infers, int worker_threads)
       : repository_(repository),
         host_(host),
         limits_(limits),
-        max_concurrent_infers_(max_concurrent_infers) {}
+        max_concurrent_infers_(max_concurrent_infers),
+        workers_(worker_threads) {}
 
-  grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
-                          inference::ServerLiveResponse* response) override;
-  grpc::Status ServerReady(grpc::ServerContext*, const inference::ServerReadyRequest*,
-                           inference::ServerReadyResponse* response) override;
-  grpc::Status ModelReady(grpc::ServerContext*, const inference::ModelReadyRequest* request,
-                          inference::ModelReadyResponse* response) override;
-  grpc::Status ServerMetadata(grpc::ServerContext*, const inference::ServerMetadataRequest*,
-                              inference::ServerMetadataResponse* response) override;
-  grpc::Status ModelMetadata(grpc::ServerContext*, const inference::ModelMetadataRequest* request,
-                             inference::ModelMetadataResponse* response) override;
-  grpc::Status ModelInfer(grpc::ServerContext* context, const inference::ModelInferRequest* request,
-                          inference::ModelInferResponse* response) override;
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
+                                       const inference::ServerLiveRequest* request,
+                                       inference::ServerLiveResponse* response) override;
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context,
+                                        const inference::ServerReadyRequest* request,
+                                        inference::ServerReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
+                                       const inference::ModelReadyRequest* request,
+                                       inference::ModelReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
+                                           const inference::ServerMetadataRequest* request,
+                                           inference::ServerMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
+                                          const inference::ModelMetadataRequest* request,
+                                          inference::ModelMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
+                                       const inference::ModelInferRequest* request,
+                                       inference::ModelInferResponse* response) override;
 
  private:
+  grpc::Status Live(const inference::ServerLiveRequest* request,
+                    inference::ServerLiveResponse* response);
+  grpc::Status Ready(const inference::ServerReadyRequest* request,
+                     inference::ServerReadyResponse* response);
+  grpc::Status IsModelReady(const inference::ModelReadyRequest* request,
+                            inference::ModelReadyResponse* response);
+  grpc::Status DescribeServer(const inference::ServerMetadataRequest* request,
+                              inference::ServerMetadataResponse* response);
+  grpc::Status DescribeModel(const inference::ModelMetadataRequest* request,
+                             inference::ModelMetadataResponse* response);
+  // One ModelInfer call of `model`, from admission to the answer.
+  grpc::Status Infer(grpc::CallbackServerContext* context,
+                     const inference::ModelInferRequest* request,
+                     inference::ModelInferResponse* response, const LoadedModel& model);
+
   ModelRepository* repository_;
   HostContext* host_;
   RunLimits* limits_;
   const size_t max_concurrent_infers_;
   std::atomic<size_t> infers_in_progress_{0};
+  // Last: destroyed first, running what is queued (every reactor finishes)
+  // while the rest of the service still lives.
+  FifoThreadPool workers_;
 };
 
 }  // namespace bef::serving
