@@ -105,6 +105,8 @@ class Cursor {
       out->kind = Number::Kind::kDouble;
       read = std::from_chars(start, at_, out->double_value);
     } else if (negative) {
+      // "-0": which kind RapidJSON reports is its own affair; left to it.
+      if (at_ - start == 2 && start[1] == '0') return false;
       out->kind = Number::Kind::kSigned;
       read = std::from_chars(start, at_, out->signed_value);
     } else {

@@ -101,6 +101,8 @@ TEST_F(CompactInferRequestTest, LeavesEverythingElseToTheGeneralDecoder) {
       R"({"inputs": [)",
       R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [1]}]} x)",
       R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [01]}]})",
+      R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [-0]},
+          {"name": "b", "shape": [], "datatype": "INT32", "data": [1]}]})",
       // Escapes, other fields, nested or string data, keys twice.
       R"({"inputs": [{"name": "\u0061", "shape": [], "datatype": "INT32", "data": [1]}]})",
       R"({"model_name": "add", "inputs": [{"name": "a", "shape": [], "datatype": "INT32",

@@ -1,9 +1,10 @@
 // The Open Inference Protocol's gRPC service (`inference.GRPCInferenceService`
 // of grpc_predict_v2.proto) over a ModelRepository: the six RPCs, typed
 // `contents` and `raw_input_contents`/`raw_output_contents` (the response is
-// raw when the request was). Errors are gRPC statuses with the runtime's
-// code and message (and the kernel's location); a request's deadline
-// (`grpc-timeout`) or its `timeout_ms` parameter cancels the run.
+// raw when the request was). Errors are gRPC statuses from status_mapping.h
+// (a request's mistake keeps its code, a run's error gets its HTTP status's
+// code) with HTTP's messages; a request's deadline (`grpc-timeout`) or its
+// `timeout_ms` parameter cancels the run.
 //
 // gRPC's callback API: every call is answered by a reactor on gRPC's own
 // callback threads. Health and metadata calls are answered at once on the
