@@ -289,11 +289,18 @@ PROGRAMS = [
 
 
 def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        # An option where the output directory goes (--help included) would
+        # otherwise become a directory full of programs.
+        sys.exit("usage: generate.py OUTPUT_DIR [--scale=F]")
     out = sys.argv[1]
     scale = 1.0
     for argument in sys.argv[2:]:
         if argument.startswith("--scale="):
             scale = float(argument.split("=", 1)[1])
+        else:
+            sys.exit("generate.py: unknown option %r; usage: generate.py OUTPUT_DIR [--scale=F]"
+                     % argument)
     os.makedirs(out, exist_ok=True)
     for name, make, size, *executor in PROGRAMS:
         text, units = make(max(2, int(size * scale)))
