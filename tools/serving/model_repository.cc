@@ -25,8 +25,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::string_view kTensor = kDenseHostTensorTypeName;
-
 // What stat (following symlinks) says of a path: missing (ENOENT,
 // ENOTDIR: gone), a directory, a regular file, something else, or an error
 // (a symlink loop, EACCES) that says nothing about whether it is there.
@@ -257,7 +255,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
       spec.name = absl::StrCat(prefix, index);
       if (const ProtocolDatatype* datatype = DatatypeOfBefScalar(type)) {
         spec.datatype = datatype;
-      } else if (type == kTensor) {
+      } else if (type == kDenseHostTensorTypeName) {
         spec.shape = {-1};
       } else {
         return absl::InvalidArgumentError(absl::StrCat(what, " ", i, " has type ", ToAbsl(type),
@@ -266,7 +264,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::Load(HostContext* host
       if (index < configured.size()) {
         const ModelConfig::Tensor& config = configured[index];
         if (!config.name.empty()) spec.name = config.name;
-        if (type == kTensor) {
+        if (type == kDenseHostTensorTypeName) {
           if (config.datatype != nullptr) spec.datatype = config.datatype;
           if (config.shape) spec.shape = *config.shape;
         }
