@@ -14,8 +14,10 @@
 namespace bef::serving {
 namespace {
 
-// More data elements than this (a tensor of any size) are left to the
-// general decoder, which streams them into their tensor.
+// More data elements than this, over all inputs, are left to the general
+// decoder, which streams them into their tensors. A shape read before its
+// data that claims more hands the request over before the data is scanned,
+// so a large JSON tensor costs this reader a few bytes, not 4,096 numbers.
 constexpr size_t kMostElements = 4096;
 // More inputs or outputs than this are left to the general decoder.
 constexpr size_t kMostTensors = 16;
@@ -194,7 +196,9 @@ struct CompactRequest {
   std::optional<absl::InlinedVector<CompactOutput, 4>> outputs;
 };
 
-bool ReadInput(Cursor& cursor, CompactInput& input) {
+// `elements_left` is the request's element budget (kMostElements over all
+// inputs); the input's data takes from it.
+bool ReadInput(Cursor& cursor, CompactInput& input, size_t& elements_left) {
   bool named = false, typed = false;
   const bool read = Object(cursor, [&](std::string_view key) -> int {
     if (key == "name") {
@@ -222,8 +226,20 @@ bool ReadInput(Cursor& cursor, CompactInput& input) {
       return input.has_shape ? 2 : -1;
     }
     if (key == "data") {
+      if (input.has_shape) {
+        // The shape came first (as clients write it): a tensor over the
+        // budget is known before its data.
+        uint64_t count = 1;
+        for (int64_t dim : input.shape) {
+          if (dim < 0 || __builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count) ||
+              count > elements_left) {
+            return -1;
+          }
+        }
+      }
       input.has_data = Array(cursor, [&] {
-        if (input.data.size() >= kMostElements) return false;
+        if (elements_left == 0) return false;
+        --elements_left;
         return cursor.Value(&input.data.emplace_back());
       });
       return input.has_data ? 3 : -1;
@@ -268,6 +284,7 @@ bool ReadOutput(Cursor& cursor, CompactOutput& output) {
 
 bool ReadRequest(std::string_view text, CompactRequest& request) {
   Cursor cursor(text);
+  size_t elements_left = kMostElements;
   const bool read = Object(cursor, [&](std::string_view key) -> int {
     if (key == "id") {
       std::string_view id;
@@ -279,7 +296,7 @@ bool ReadRequest(std::string_view text, CompactRequest& request) {
       return Array(cursor,
                    [&] {
                      return request.inputs.size() < kMostTensors &&
-                            ReadInput(cursor, request.inputs.emplace_back());
+                            ReadInput(cursor, request.inputs.emplace_back(), elements_left);
                    })
                  ? 1
                  : -1;

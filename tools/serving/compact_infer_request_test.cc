@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "gtest/gtest.h"
 #include "tools/serving/bef_service.h"
@@ -141,6 +142,32 @@ TEST_F(CompactInferRequestTest, LeavesEverythingElseToTheGeneralDecoder) {
   EXPECT_FALSE(Decode(*echo_, R"({"inputs": [{"name": "x", "datatype": "INT32", "shape": [1],
       "parameters": {"binary_data_size": 8}}]})",
                       std::string(4, '\0'))
+                   .has_value());
+}
+
+// At most 4,096 elements over the request; more go to the general decoder,
+// whether the shape says so before the data or the data runs past it.
+TEST_F(CompactInferRequestTest, TakesAtMostTheElementBudget) {
+  auto request = [](int64_t count, bool shape_first) {
+    std::string data = "[";
+    for (int64_t i = 0; i < count; ++i) absl::StrAppend(&data, i == 0 ? "" : ",", i % 7);
+    data += "]";
+    const std::string shape = absl::StrCat(R"("shape": [)", count, "]");
+    return absl::StrCat(
+        R"({"inputs": [{"name": "x", "datatype": "INT32", )",
+        shape_first ? shape + ", \"data\": " + data : "\"data\": " + data + ", " + shape, "}]}");
+  };
+  for (bool shape_first : {true, false}) {
+    std::optional<HttpInferRequest> taken = Decode(*echo_, request(4096, shape_first));
+    ASSERT_TRUE(taken.has_value()) << shape_first;
+    EXPECT_EQ(taken->inputs[0]->get<DenseHostTensor>().NumElements(), 4096);
+    EXPECT_FALSE(Decode(*echo_, request(4097, shape_first)).has_value()) << shape_first;
+  }
+  // A shape over the budget before any data: left at once (its data is
+  // never read, so even data too short for the shape is the general
+  // decoder's to refuse).
+  EXPECT_FALSE(Decode(*echo_, R"({"inputs": [{"name": "x", "datatype": "INT32",
+      "shape": [1000000000000], "data": [1]}]})")
                    .has_value());
 }
 
