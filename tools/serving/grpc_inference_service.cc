@@ -156,6 +156,8 @@ ParseErrorInterceptors() {
 
 namespace {
 
+// The answer of a call that needs no run (health, metadata): finished on the
+// call's own thread, never behind a run.
 grpc::ServerUnaryReactor* Finished(grpc::CallbackServerContext* context,
                                    const grpc::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -166,73 +168,48 @@ grpc::ServerUnaryReactor* Finished(grpc::CallbackServerContext* context,
 }  // namespace
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ServerLive(
-    grpc::CallbackServerContext* context, const inference::ServerLiveRequest* request,
+    grpc::CallbackServerContext* context, const inference::ServerLiveRequest*,
     inference::ServerLiveResponse* response) {
-  return Finished(context, Live(request, response));
+  response->set_live(true);
+  return Finished(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ServerReady(
-    grpc::CallbackServerContext* context, const inference::ServerReadyRequest* request,
+    grpc::CallbackServerContext* context, const inference::ServerReadyRequest*,
     inference::ServerReadyResponse* response) {
-  return Finished(context, Ready(request, response));
+  response->set_ready(repository_->AllReady());
+  return Finished(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ModelReady(
     grpc::CallbackServerContext* context, const inference::ModelReadyRequest* request,
     inference::ModelReadyResponse* response) {
-  return Finished(context, IsModelReady(request, response));
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+      repository_->Find(request->name(), request->version());
+  if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
+      request->version().empty()) {
+    return Finished(context, ToGrpc(found.status()));  // no such model
+  }
+  response->set_ready(found.ok());
+  return Finished(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ServerMetadata(
-    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest* request,
+    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest*,
     inference::ServerMetadataResponse* response) {
-  return Finished(context, DescribeServer(request, response));
+  response->set_name("bef_serve");
+  response->set_version("1");
+  response->add_extensions("binary_tensor_data");
+  response->add_extensions("model_repository");
+  return Finished(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ModelMetadata(
     grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
     inference::ModelMetadataResponse* response) {
-  return Finished(context, DescribeModel(request, response));
-}
-
-grpc::Status GrpcInferenceService::Live(const inference::ServerLiveRequest*,
-                                        inference::ServerLiveResponse* response) {
-  response->set_live(true);
-  return grpc::Status::OK;
-}
-
-grpc::Status GrpcInferenceService::Ready(const inference::ServerReadyRequest*,
-                                         inference::ServerReadyResponse* response) {
-  response->set_ready(repository_->AllReady());
-  return grpc::Status::OK;
-}
-
-grpc::Status GrpcInferenceService::IsModelReady(const inference::ModelReadyRequest* request,
-                                                inference::ModelReadyResponse* response) {
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->name(), request->version());
-  if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
-      request->version().empty()) {
-    return ToGrpc(found.status());  // no such model
-  }
-  response->set_ready(found.ok());
-  return grpc::Status::OK;
-}
-
-grpc::Status GrpcInferenceService::DescribeServer(const inference::ServerMetadataRequest*,
-                                                  inference::ServerMetadataResponse* response) {
-  response->set_name("bef_serve");
-  response->set_version("1");
-  response->add_extensions("binary_tensor_data");
-  response->add_extensions("model_repository");
-  return grpc::Status::OK;
-}
-
-grpc::Status GrpcInferenceService::DescribeModel(const inference::ModelMetadataRequest* request,
-                                                 inference::ModelMetadataResponse* response) {
-  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
-      repository_->Find(request->name(), request->version());
-  if (!found.ok()) return ToGrpc(found.status());
+  if (!found.ok()) return Finished(context, ToGrpc(found.status()));
   const LoadedModel& model = **found;
   response->set_name(model.name());
   for (int64_t version : repository_->ReadyVersions(model.name())) {
@@ -249,7 +226,7 @@ grpc::Status GrpcInferenceService::DescribeModel(const inference::ModelMetadataR
   };
   describe(model.inputs(), [&] { return response->add_inputs(); });
   describe(model.outputs(), [&] { return response->add_outputs(); });
-  return grpc::Status::OK;
+  return Finished(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(

@@ -77,16 +77,6 @@ class GrpcInferenceService final : public inference::GRPCInferenceService::Callb
                                        inference::ModelInferResponse* response) override;
 
  private:
-  grpc::Status Live(const inference::ServerLiveRequest* request,
-                    inference::ServerLiveResponse* response);
-  grpc::Status Ready(const inference::ServerReadyRequest* request,
-                     inference::ServerReadyResponse* response);
-  grpc::Status IsModelReady(const inference::ModelReadyRequest* request,
-                            inference::ModelReadyResponse* response);
-  grpc::Status DescribeServer(const inference::ServerMetadataRequest* request,
-                              inference::ServerMetadataResponse* response);
-  grpc::Status DescribeModel(const inference::ModelMetadataRequest* request,
-                             inference::ModelMetadataResponse* response);
   // One ModelInfer call of `model`, from admission to the answer.
   grpc::Status Infer(grpc::CallbackServerContext* context,
                      const inference::ModelInferRequest* request,
