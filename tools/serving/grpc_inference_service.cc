@@ -249,13 +249,20 @@ grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(
   };
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
       repository_->Find(request->model_name(), request->model_version());
+  const bool known_short = found.ok() && (*found)->known_short();
   if (!found.ok()) {
     finish(ToGrpc(found.status()));
-  } else if ((*found)->known_short()) {
+  } else if (known_short &&
+             inline_infers_.fetch_add(1, std::memory_order_acq_rel) < kMostInlineInfers) {
     // A version whose runs are known to be short runs on the call's own
-    // thread, as HTTP runs it on the I/O thread: no hand-off.
-    finish(Infer(context, request, response, **found));
+    // thread, as HTTP runs it on the I/O thread: no hand-off. At most
+    // kMostInlineInfers at once, so a known-short version whose runs turn
+    // long holds that many of gRPC's threads, not one per admitted call.
+    grpc::Status status = Infer(context, request, response, **found);
+    inline_infers_.fetch_sub(1, std::memory_order_acq_rel);
+    finish(status);
   } else {
+    if (known_short) inline_infers_.fetch_sub(1, std::memory_order_acq_rel);  // over the cap
     workers_.Add([this, context, request, response, finish, model = std::move(*found)] {
       finish(Infer(context, request, response, *model));
     });

@@ -87,6 +87,10 @@ class GrpcInferenceService final : public inference::GRPCInferenceService::Callb
   RunLimits* limits_;
   const size_t max_concurrent_infers_;
   std::atomic<size_t> infers_in_progress_{0};
+  // Calls running on gRPC's own threads (known-short versions), at most
+  // kMostInlineInfers; the rest go to `workers_`.
+  static constexpr size_t kMostInlineInfers = 8;
+  std::atomic<size_t> inline_infers_{0};
   // Last: destroyed first, running what is queued (every reactor finishes)
   // while the rest of the service still lives.
   FifoThreadPool workers_;
