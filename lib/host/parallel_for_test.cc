@@ -93,6 +93,36 @@ TEST(ParallelForTest, AnErrorOfAnyRangeIsTheResult) {
 // Both compute threads are held by other tasks: the offered range waits in
 // the queue, and the caller runs it itself instead of waiting for it. The
 // task found later has nothing left to run.
+// A split that begins while another runs takes its share of the threads:
+// on two threads, none to spare, so it runs whole on its caller. When both
+// have ended, the next split takes both threads again.
+TEST(ParallelForTest, SplitsAtOnceShareTheThreads) {
+  auto host = MakeHost("mstd:2");
+  std::atomic<int> outer_ranges{0};
+  std::atomic<int> inner_calls{0};
+  absl::Status status = ParallelFor(host.get(), 100, 10, [&](int64_t begin, int64_t end) {
+    outer_ranges.fetch_add(1);
+    const std::thread::id here = std::this_thread::get_id();
+    return ParallelFor(host.get(), 1000, 10, [&](int64_t inner_begin, int64_t inner_end) {
+      EXPECT_EQ(std::this_thread::get_id(), here);
+      EXPECT_EQ(inner_begin, 0);
+      EXPECT_EQ(inner_end, 1000);
+      inner_calls.fetch_add(1);
+      return absl::OkStatus();
+    });
+  });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(outer_ranges.load(), 2);
+  EXPECT_EQ(inner_calls.load(), 2);  // one whole call per outer range
+  std::atomic<int> ranges{0};
+  status = ParallelFor(host.get(), 100, 10, [&](int64_t, int64_t) {
+    ranges.fetch_add(1);
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(ranges.load(), 2);
+}
+
 TEST(ParallelForTest, TheCallerRunsRangesNoThreadStarted) {
   auto host = MakeHost("mstd:2");
   std::mutex mutex;

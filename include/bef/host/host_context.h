@@ -216,6 +216,13 @@ class HostContext {
   int GetNumWorkerThreads() const { return work_queue_->GetParallelismLevel(); }
   bool IsInWorkerThread() const { return work_queue_->IsInWorkerThread(); }
 
+  // Kernels splitting their work over the queue's threads right now
+  // (ParallelFor, parallel_for.h): a split takes only its share of the
+  // threads. BeginSplit returns how many others were splitting when it
+  // began; every BeginSplit has its EndSplit.
+  int BeginSplit() { return splitting_kernels_.fetch_add(1, std::memory_order_acq_rel); }
+  void EndSplit() { splitting_kernels_.fetch_sub(1, std::memory_order_release); }
+
   // The name of the host device (tfrt.get_device).
   std::string_view host_device_name() const { return "CPU:0"; }
 
@@ -259,6 +266,10 @@ class HostContext {
   std::mutex shared_context_mutex_;
   std::array<std::atomic<SharedContext*>, internal::kMaxSharedContexts>
       shared_contexts_{};
+  // Written by every split's start and end: on a cache line of its own
+  // (the object's size rounds up to the alignment), so the fields above,
+  // read on every task, are not fetched back after it.
+  alignas(64) std::atomic<int> splitting_kernels_{0};
 };
 
 }  // namespace bef

@@ -14,6 +14,12 @@
 // a range returned: the kernel is synchronous, its outputs written on
 // return, and what follows it runs on the calling thread.
 //
+// Kernels splitting at the same time share the threads: a split that begins
+// while K others are running takes at most threads / (K + 1) ranges, so two
+// requests served at once on `mstd:2` (bef_serve's I/O threads each running
+// a model) run their layers whole, each on its own core, instead of four
+// threads taking turns on two cores and waiting on each other's halves.
+//
 // The calling thread runs the first range itself and offers the others to
 // the queue as parallel work (HostContext::EnqueueParallelWork), so a
 // kernel on `mstd:2` uses both threads and no thread pool but the
@@ -95,11 +101,19 @@ struct ParallelForRanges {
 template <typename Body>
 absl::Status ParallelFor(HostContext* host, int64_t count, int64_t min_block, Body&& body) {
   const int64_t threads = std::max(host->GetNumWorkerThreads(), 1);
-  const int64_t ranges =
-      std::clamp<int64_t>(count / std::max<int64_t>(min_block, 1), 1, threads);
+  int64_t ranges = std::clamp<int64_t>(count / std::max<int64_t>(min_block, 1), 1, threads);
   if (ranges == 1) {
     return count > 0 ? body(int64_t{0}, count) : absl::OkStatus();
   }
+  // This split's share of the threads.
+  struct Split {
+    explicit Split(HostContext* host) : host(host), others(host->BeginSplit()) {}
+    ~Split() { host->EndSplit(); }
+    HostContext* const host;
+    const int others;
+  } split(host);
+  ranges = std::min(ranges, std::max<int64_t>(threads / (split.others + 1), 1));
+  if (ranges == 1) return body(int64_t{0}, count);
   auto shared = std::make_shared<internal::ParallelForRanges>(count, ranges);
   // The body stays here: a task reaches it only through a claimed range,
   // and this call returns after every claimed range has finished.
