@@ -8,8 +8,8 @@ a repository version with onnx-to-bef (batch 1). Each round:
   - in-process (`s` and `mstd:2`): `bef.load(...).run("main", x)` in a
     loop for SECONDS on one Python thread (no network, no serialisation):
     requests per second;
-  - served: bef_serve (`mstd:2` only: it refuses `s`; one and two I/O
-    threads) on the repository driven by serving_load --mix=request with
+  - served: bef_serve (`mstd:2` with one and two I/O threads, `mstd:1`
+    with two; it refuses `s`) on the repository driven by serving_load --mix=request with
     CLIENTS keep-alive connections, each POSTing the one binary-tensor
     request (the 784 floats after the JSON part) and checking each answer
     is a 200 with the 40 bytes of the output: requests per second. With CLIENTS=1 the server answers one
@@ -44,6 +44,7 @@ import models  # noqa: E402
 import bef  # noqa: E402
 
 QUEUES = ("s", "mstd:2")  # in-process; bef_serve refuses `s` (docs/serving.md)
+SERVED = (("mstd:2", 1), ("mstd:2", 2), ("mstd:1", 2))  # (--work_queue_type, --io_threads)
 
 
 def in_process_rps(program_bytes, queue, x, seconds):
@@ -62,12 +63,12 @@ def in_process_rps(program_bytes, queue, x, seconds):
             return runs / (now - start)
 
 
-def served_rps(bef_serve, serving_load, repository, io_threads, files, clients, seconds):
+def served_rps(bef_serve, serving_load, repository, queue, io_threads, files, clients, seconds):
     # The server's log goes to a file read only if it fails to start (a pipe
     # nobody reads would block the server once full).
     log = tempfile.TemporaryFile(mode="w+")
     server = subprocess.Popen(
-        [bef_serve, "--port=0", "--work_queue_type=mstd:2", "--io_threads=%d" % io_threads,
+        [bef_serve, "--port=0", "--work_queue_type=" + queue, "--io_threads=%d" % io_threads,
          "--model_repository=" + repository],
         stdout=subprocess.PIPE, stderr=log, text=True)
     try:
@@ -120,8 +121,13 @@ def main():
         with open(files["header"], "w") as f:
             f.write(header)
         x.tofile(files["data"])
-        rows = [(queue, None) for queue in QUEUES] + [
-            (io_threads, clients) for io_threads in (1, 2) for clients in client_counts]
+        # In-process rows (queue, None, None); served rows (queue,
+        # io_threads, clients): the default queue with one and two I/O
+        # threads, and one compute thread beside two I/O threads (the
+        # server's two cores each running requests, none left to split).
+        rows = [(queue, None, None) for queue in QUEUES] + [
+            (queue, io_threads, clients)
+            for queue, io_threads in SERVED for clients in client_counts]
         results = {row: [] for row in rows}
         for _ in range(rounds):
             for row in rows:
@@ -129,17 +135,17 @@ def main():
                     results[row].append(in_process_rps(program_bytes, row[0], x, seconds))
                 else:
                     results[row].append(served_rps(bef_serve, serving_load, repository, row[0],
-                                                   files, row[1], seconds))
-        best = max(statistics.median(results[(queue, None)]) for queue in QUEUES)
-        print("%-44s | %-22s | %s" % ("how", "requests/s (rounds)", "/ best in-process"))
+                                                   row[1], files, row[2], seconds))
+        best = max(statistics.median(results[(queue, None, None)]) for queue in QUEUES)
+        print("%-62s | %-22s | %s" % ("how", "requests/s (rounds)", "/ best in-process"))
         for row in rows:
             median = statistics.median(results[row])
             if row[1] is None:
                 how = "in-process Python, %s" % row[0]
             else:
-                how = "bef_serve HTTP binary, --io_threads=%d, %d client%s" % (
-                    row[0], row[1], "" if row[1] == 1 else "s")
-            print("%-44s | %7.0f %6.0f-%-7.0f | %.2f" % (
+                how = "bef_serve HTTP binary, %s, --io_threads=%d, %d client%s" % (
+                    row[0], row[1], row[2], "" if row[2] == 1 else "s")
+            print("%-62s | %7.0f %6.0f-%-7.0f | %.2f" % (
                 how, median, min(results[row]), max(results[row]), median / best))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
