@@ -266,10 +266,13 @@ class HostContext {
   std::mutex shared_context_mutex_;
   std::array<std::atomic<SharedContext*>, internal::kMaxSharedContexts>
       shared_contexts_{};
-  // Written by every split's start and end: on a cache line of its own
-  // (the object's size rounds up to the alignment), so the fields above,
-  // read on every task, are not fetched back after it.
-  alignas(64) std::atomic<int> splitting_kernels_{0};
+  // Written by every split's start and end: 64 bytes of padding on each
+  // side keep it off the cache lines of the fields above, read on every
+  // task, and of whatever follows the object (padding, not `alignas`: a
+  // host may sit in storage aligned to 16 bytes only).
+  unsigned char before_splitting_kernels_[64];
+  std::atomic<int> splitting_kernels_{0};
+  unsigned char after_splitting_kernels_[64];
 };
 
 }  // namespace bef
