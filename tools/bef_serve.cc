@@ -381,7 +381,6 @@ int Serve(ServeOptions& options) {
     builder.AddListeningPort(HostPort(options.http.host, options.grpc_port),
                              grpc::InsecureServerCredentials(), &grpc_port);
     builder.RegisterService(grpc_service.get());
-    builder.experimental().SetInterceptorCreators(serving::ParseErrorInterceptors());
     grpc_server = builder.BuildAndStart();
     if (grpc_server == nullptr || grpc_port == 0) {
       std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s\n",

@@ -647,6 +647,20 @@ class HttpAttackTest(unittest.TestCase):
             call(b"\xff\xff\xff\xff\x0f", timeout=10)
         self.assertEqual(caught.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("not a valid protobuf message", caught.exception.details())
+        # Every method parses its request's bytes the same way, and answers
+        # the next call as usual.
+        for method in ("ServerLive", "ServerReady", "ModelReady", "ServerMetadata",
+                       "ModelMetadata"):
+            call = channel.unary_unary("/inference.GRPCInferenceService/" + method,
+                                       request_serializer=None, response_deserializer=None)
+            with self.assertRaises(grpc.RpcError) as caught:
+                call(b"\xff\xff\xff\xff\x0f", timeout=10)
+            self.assertEqual(caught.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertEqual(caught.exception.details(),
+                             "the request is not a valid protobuf message of "
+                             "/inference.GRPCInferenceService/" + method)
+        stub = pb2_grpc.GRPCInferenceServiceStub(channel)
+        self.assertTrue(stub.ServerLive(pb2.ServerLiveRequest(), timeout=10).live)
         channel.close()
 
 

@@ -1,5 +1,7 @@
 #include "tools/serving/grpc_inference_service.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -9,6 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bef/support/string_view.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
 #include "tools/serving/inference_protocol.h"
 #include "tools/serving/json_codec.h"
 #include "tools/serving/service_metrics.h"
@@ -106,132 +111,139 @@ void OutputToContents(const OutputTensor& output, inference::InferTensorContents
   }
 }
 
-// Turns gRPC's answer to a request it could not parse (an empty message:
-// INTERNAL from a synchronous handler, UNIMPLEMENTED from a callback one)
-// into INVALID_ARGUMENT with a message: the message arrives as
-// null at POST_RECV_MESSAGE, and the status is rewritten at
-// PRE_SEND_STATUS.
-class ParseErrorInterceptor final : public grpc::experimental::Interceptor {
- public:
-  explicit ParseErrorInterceptor(const char* method) : method_(method) {}
+// A ModelInfer request of this many bytes or more hands its memory back to
+// the system when its call ends (malloc_trim).
+constexpr size_t kTrimAfterBytes = 1 << 20;
 
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    using Point = grpc::experimental::InterceptionHookPoints;
-    if (methods->QueryInterceptionHookPoint(Point::POST_RECV_MESSAGE) &&
-        methods->GetRecvMessage() == nullptr) {
-      unparsed_ = true;
-    }
-    if (unparsed_ && methods->QueryInterceptionHookPoint(Point::PRE_SEND_STATUS) &&
-        (methods->GetSendStatus().error_code() == grpc::StatusCode::INTERNAL ||
-         methods->GetSendStatus().error_code() == grpc::StatusCode::UNIMPLEMENTED)) {
-      methods->ModifySendStatus(grpc::Status(
-          grpc::StatusCode::INVALID_ARGUMENT,
-          absl::StrCat("the request is not a valid protobuf message of ", method_)));
-    }
-    methods->Proceed();
-  }
-
- private:
-  const char* method_;
-  bool unparsed_ = false;
-};
-
-class ParseErrorInterceptorFactory final
-    : public grpc::experimental::ServerInterceptorFactoryInterface {
- public:
-  grpc::experimental::Interceptor* CreateServerInterceptor(
-      grpc::experimental::ServerRpcInfo* info) override {
-    return new ParseErrorInterceptor(info->method());
-  }
-};
-
-}  // namespace
-
-std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-ParseErrorInterceptors() {
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
-  factories.push_back(std::make_unique<ParseErrorInterceptorFactory>());
-  return factories;
+// What a method answers to bytes that are not a valid protobuf message of
+// its request (or no message at all).
+grpc::Status NotAMessage(const char* method) {
+  return Invalid(
+      absl::StrCat("the request is not a valid protobuf message of "
+                   "/inference.GRPCInferenceService/",
+                   method));
 }
 
-namespace {
+// Parses a request's bytes as gRPC's typed handlers would (the reader only
+// reads the buffer).
+bool Parse(const grpc::ByteBuffer* bytes, google::protobuf::MessageLite* message) {
+  if (bytes == nullptr || !bytes->Valid()) return false;
+  grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(bytes));
+  return reader.status().ok() && message->ParseFromZeroCopyStream(&reader);
+}
 
-// The answer of a call that needs no run (health, metadata): finished on the
-// call's own thread, never behind a run.
-grpc::ServerUnaryReactor* Finished(grpc::CallbackServerContext* context,
-                                   const grpc::Status& status) {
+// The answer's bytes for an OK status; any other status is sent as it is.
+grpc::Status Serialized(const grpc::Status& status, const google::protobuf::MessageLite& response,
+                        grpc::ByteBuffer* answer) {
+  if (!status.ok()) return status;
+  bool own_buffer;
+  return grpc::GenericSerialize<grpc::ProtoBufferWriter, google::protobuf::MessageLite>(
+      response, answer, &own_buffer);
+}
+
+// A call that needs no run (health, metadata): parsed, answered by
+// `body(request, &response)` and finished on the call's own thread, never
+// behind a run.
+template <typename Request, typename Response, typename Body>
+grpc::ServerUnaryReactor* AnswerAtOnce(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* bytes, grpc::ByteBuffer* answer,
+                                       const char* method, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(status);
+  Request request;
+  Response response;
+  if (!Parse(bytes, &request)) {
+    reactor->Finish(NotAMessage(method));
+  } else {
+    reactor->Finish(Serialized(body(request, &response), response, answer));
+  }
   return reactor;
 }
 
 }  // namespace
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ServerLive(
-    grpc::CallbackServerContext* context, const inference::ServerLiveRequest*,
-    inference::ServerLiveResponse* response) {
-  response->set_live(true);
-  return Finished(context, grpc::Status::OK);
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerLive(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request,
+                                                           grpc::ByteBuffer* answer) {
+  return AnswerAtOnce<inference::ServerLiveRequest, inference::ServerLiveResponse>(
+      context, request, answer, "ServerLive", [](const auto&, auto* response) {
+        response->set_live(true);
+        return grpc::Status::OK;
+      });
 }
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ServerReady(
-    grpc::CallbackServerContext* context, const inference::ServerReadyRequest*,
-    inference::ServerReadyResponse* response) {
-  response->set_ready(repository_->AllReady());
-  return Finished(context, grpc::Status::OK);
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerReady(grpc::CallbackServerContext* context,
+                                                            const grpc::ByteBuffer* request,
+                                                            grpc::ByteBuffer* answer) {
+  return AnswerAtOnce<inference::ServerReadyRequest, inference::ServerReadyResponse>(
+      context, request, answer, "ServerReady", [this](const auto&, auto* response) {
+        response->set_ready(repository_->AllReady());
+        return grpc::Status::OK;
+      });
 }
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ModelReady(
-    grpc::CallbackServerContext* context, const inference::ModelReadyRequest* request,
-    inference::ModelReadyResponse* response) {
-  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
-      repository_->Find(request->name(), request->version());
-  if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
-      request->version().empty()) {
-    return Finished(context, ToGrpc(found.status()));  // no such model
-  }
-  response->set_ready(found.ok());
-  return Finished(context, grpc::Status::OK);
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelReady(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request,
+                                                           grpc::ByteBuffer* answer) {
+  return AnswerAtOnce<inference::ModelReadyRequest, inference::ModelReadyResponse>(
+      context, request, answer, "ModelReady",
+      [this](const inference::ModelReadyRequest& request, auto* response) {
+        absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+            repository_->Find(request.name(), request.version());
+        if (!found.ok() && found.status().code() == absl::StatusCode::kNotFound &&
+            request.version().empty()) {
+          return ToGrpc(found.status());  // no such model
+        }
+        response->set_ready(found.ok());
+        return grpc::Status::OK;
+      });
 }
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ServerMetadata(
-    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest*,
-    inference::ServerMetadataResponse* response) {
-  response->set_name("bef_serve");
-  response->set_version("1");
-  response->add_extensions("binary_tensor_data");
-  response->add_extensions("model_repository");
-  return Finished(context, grpc::Status::OK);
+grpc::ServerUnaryReactor* GrpcInferenceService::ServerMetadata(grpc::CallbackServerContext* context,
+                                                               const grpc::ByteBuffer* request,
+                                                               grpc::ByteBuffer* answer) {
+  return AnswerAtOnce<inference::ServerMetadataRequest, inference::ServerMetadataResponse>(
+      context, request, answer, "ServerMetadata", [](const auto&, auto* response) {
+        response->set_name("bef_serve");
+        response->set_version("1");
+        response->add_extensions("binary_tensor_data");
+        response->add_extensions("model_repository");
+        return grpc::Status::OK;
+      });
 }
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ModelMetadata(
-    grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
-    inference::ModelMetadataResponse* response) {
-  absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
-      repository_->Find(request->name(), request->version());
-  if (!found.ok()) return Finished(context, ToGrpc(found.status()));
-  const LoadedModel& model = **found;
-  response->set_name(model.name());
-  for (int64_t version : repository_->ReadyVersions(model.name())) {
-    response->add_versions(std::to_string(version));
-  }
-  response->set_platform("bef");
-  auto describe = [](const std::vector<TensorSpec>& specs, auto add) {
-    for (const TensorSpec& spec : specs) {
-      auto* tensor = add();
-      tensor->set_name(spec.name);
-      tensor->set_datatype(std::string(DatatypeName(spec.datatype)));
-      for (int64_t dim : spec.shape) tensor->add_shape(dim);
-    }
-  };
-  describe(model.inputs(), [&] { return response->add_inputs(); });
-  describe(model.outputs(), [&] { return response->add_outputs(); });
-  return Finished(context, grpc::Status::OK);
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelMetadata(grpc::CallbackServerContext* context,
+                                                              const grpc::ByteBuffer* request,
+                                                              grpc::ByteBuffer* answer) {
+  return AnswerAtOnce<inference::ModelMetadataRequest, inference::ModelMetadataResponse>(
+      context, request, answer, "ModelMetadata",
+      [this](const inference::ModelMetadataRequest& request,
+             inference::ModelMetadataResponse* response) {
+        absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
+            repository_->Find(request.name(), request.version());
+        if (!found.ok()) return ToGrpc(found.status());
+        const LoadedModel& model = **found;
+        response->set_name(model.name());
+        for (int64_t version : repository_->ReadyVersions(model.name())) {
+          response->add_versions(std::to_string(version));
+        }
+        response->set_platform("bef");
+        auto describe = [](const std::vector<TensorSpec>& specs, auto add) {
+          for (const TensorSpec& spec : specs) {
+            auto* tensor = add();
+            tensor->set_name(spec.name);
+            tensor->set_datatype(std::string(DatatypeName(spec.datatype)));
+            for (int64_t dim : spec.shape) tensor->add_shape(dim);
+          }
+        };
+        describe(model.inputs(), [&] { return response->add_inputs(); });
+        describe(model.outputs(), [&] { return response->add_outputs(); });
+        return grpc::Status::OK;
+      });
 }
 
-grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(
-    grpc::CallbackServerContext* context, const inference::ModelInferRequest* request,
-    inference::ModelInferResponse* response) {
+grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request_bytes,
+                                                           grpc::ByteBuffer* answer) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // Admission: at most max_concurrent_infers_ calls admitted (running or
   // waiting for a worker); health and metadata calls never wait behind them.
@@ -243,28 +255,56 @@ grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(
                                   " concurrent inference calls; try again")));
     return reactor;
   }
-  auto finish = [this, reactor](const grpc::Status& status) {
-    infers_in_progress_.fetch_sub(1, std::memory_order_acq_rel);
-    reactor->Finish(status);
+  // The call's messages, until its answer is serialized. (Not on a
+  // protobuf arena: the sanitizer builds compile map fields with another
+  // layout than Debian's libprotobuf, whose arena code then reads them
+  // wrong.) A large request leaves thousands of small allocations behind
+  // it: `trim` hands their pages back to the system when the call ends
+  // (under_attack_test, row 16: a request of 300,000 outputs).
+  struct Call {
+    ~Call() {
+      if (trim) {
+        // The messages' contents freed first (each swapped into a
+        // temporary destroyed at once), then the pages handed back.
+        inference::ModelInferRequest().Swap(&request);
+        inference::ModelInferResponse().Swap(&response);
+        malloc_trim(0);
+      }
+    }
+    inference::ModelInferRequest request;
+    inference::ModelInferResponse response;
+    bool trim = false;
   };
+  auto call = std::make_unique<Call>();
+  auto finish = [this, reactor, answer](const Call& call, const grpc::Status& status) {
+    const grpc::Status sent = Serialized(status, call.response, answer);
+    infers_in_progress_.fetch_sub(1, std::memory_order_acq_rel);
+    reactor->Finish(sent);
+  };
+  call->trim = request_bytes != nullptr && request_bytes->Valid() &&
+               request_bytes->Length() >= kTrimAfterBytes;
+  if (!Parse(request_bytes, &call->request)) {
+    finish(*call, NotAMessage("ModelInfer"));
+    return reactor;
+  }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> found =
-      repository_->Find(request->model_name(), request->model_version());
+      repository_->Find(call->request.model_name(), call->request.model_version());
   const bool known_short = found.ok() && (*found)->known_short();
   if (!found.ok()) {
-    finish(ToGrpc(found.status()));
+    finish(*call, ToGrpc(found.status()));
   } else if (known_short &&
              inline_infers_.fetch_add(1, std::memory_order_acq_rel) < kMostInlineInfers) {
     // A version whose runs are known to be short runs on the call's own
     // thread, as HTTP runs it on the I/O thread: no hand-off. At most
     // kMostInlineInfers at once, so a known-short version whose runs turn
     // long holds that many of gRPC's threads, not one per admitted call.
-    grpc::Status status = Infer(context, request, response, **found);
+    grpc::Status status = Infer(context, &call->request, &call->response, **found);
     inline_infers_.fetch_sub(1, std::memory_order_acq_rel);
-    finish(status);
+    finish(*call, status);
   } else {
     if (known_short) inline_infers_.fetch_sub(1, std::memory_order_acq_rel);  // over the cap
-    workers_.Add([this, context, request, response, finish, model = std::move(*found)] {
-      finish(Infer(context, request, response, *model));
+    workers_.Add([this, context, finish, call = std::move(call), model = std::move(*found)] {
+      finish(*call, Infer(context, &call->request, &call->response, *model));
     });
   }
   return reactor;

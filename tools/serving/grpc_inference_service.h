@@ -21,8 +21,11 @@
 // over HTTP; an answer larger than the server's answer budget
 // (RunLimits::response_bytes, --max_response_bytes) is RESOURCE_EXHAUSTED
 // before it is built. A request that is not a valid protobuf message is
-// INVALID_ARGUMENT with a message naming the method (ParseErrorInterceptors:
-// gRPC itself answers INTERNAL with an empty message).
+// INVALID_ARGUMENT with a message naming the method (gRPC's typed handlers
+// answer INTERNAL or UNIMPLEMENTED with an empty message): every method
+// takes the request's bytes and parses and serializes its messages itself,
+// as gRPC's typed handlers would, so no interceptor runs on every call (one
+// did, for this message alone: about 10% of the tiny ModelInfer's rate).
 #ifndef BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
 #define BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
 
@@ -33,19 +36,24 @@
 
 #include "bef/host/host_context.h"
 #include "bef/support/fifo_thread_pool.h"
-#include "grpcpp/support/server_interceptor.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "tools/serving/grpc_predict_v2.grpc.pb.h"
 #include "tools/serving/model_repository.h"
 
 namespace bef::serving {
 
-// The interceptor factories bef_serve's gRPC server registers: a request
-// gRPC could not parse is answered INVALID_ARGUMENT "the request is not a
-// valid protobuf message of /inference.GRPCInferenceService/ModelInfer".
-std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-ParseErrorInterceptors();
+// The six methods of the service on gRPC's callback API, each given the
+// request's bytes (GrpcInferenceService parses them).
+using RawCallbackInferenceService =
+    inference::GRPCInferenceService::WithRawCallbackMethod_ServerLive<
+        inference::GRPCInferenceService::WithRawCallbackMethod_ServerReady<
+            inference::GRPCInferenceService::WithRawCallbackMethod_ModelReady<
+                inference::GRPCInferenceService::WithRawCallbackMethod_ServerMetadata<
+                    inference::GRPCInferenceService::WithRawCallbackMethod_ModelMetadata<
+                        inference::GRPCInferenceService::WithRawCallbackMethod_ModelInfer<
+                            inference::GRPCInferenceService::Service>>>>>>;
 
-class GrpcInferenceService final : public inference::GRPCInferenceService::CallbackService {
+class GrpcInferenceService final : public RawCallbackInferenceService {
  public:
   // All three outlive the service; `limits` holds the answer budget. Runs
   // not known to be short go to `worker_threads` threads of the service's.
@@ -58,23 +66,23 @@ class GrpcInferenceService final : public inference::GRPCInferenceService::Callb
         workers_(worker_threads) {}
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
-                                       const inference::ServerLiveRequest* request,
-                                       inference::ServerLiveResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* answer) override;
   grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context,
-                                        const inference::ServerReadyRequest* request,
-                                        inference::ServerReadyResponse* response) override;
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* answer) override;
   grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
-                                       const inference::ModelReadyRequest* request,
-                                       inference::ModelReadyResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* answer) override;
   grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
-                                           const inference::ServerMetadataRequest* request,
-                                           inference::ServerMetadataResponse* response) override;
+                                           const grpc::ByteBuffer* request,
+                                           grpc::ByteBuffer* answer) override;
   grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
-                                          const inference::ModelMetadataRequest* request,
-                                          inference::ModelMetadataResponse* response) override;
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* answer) override;
   grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
-                                       const inference::ModelInferRequest* request,
-                                       inference::ModelInferResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* answer) override;
 
  private:
   // One ModelInfer call of `model`, from admission to the answer.
