@@ -20,7 +20,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serving_testlib  # noqa: E402
-from serving_testlib import raw_exchange  # noqa: E402
+from serving_testlib import raw_exchange, read_response  # noqa: E402
 
 BEF_SERVE = None
 PROGRAM = None
@@ -357,6 +357,28 @@ class LimitsTest(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 6)
             idle.close()
             slow.close()
+        finally:
+            server.kill()
+
+    def test_the_idle_deadline_counts_from_the_last_answer(self):
+        # A keep-alive client asking every 0.6 s stays connected past the
+        # first request's idle deadline, and its connection closes about
+        # one idle timeout after its last answer.
+        server = Server("--idle_timeout_secs=1")
+        try:
+            request = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                for _ in range(4):  # 2.4 s in all, each gap under the deadline
+                    sock.sendall(request)
+                    status, _, _, _ = read_response(sock)
+                    self.assertEqual(status, 200)
+                    time.sleep(0.6)
+                last_answer = time.monotonic() - 0.6
+                sock.settimeout(5)
+                self.assertEqual(sock.recv(100), b"")  # closed, not answered
+                closed_after = time.monotonic() - last_answer
+                self.assertGreater(closed_after, 0.9)
+                self.assertLess(closed_after, 2.5)
         finally:
             server.kill()
 

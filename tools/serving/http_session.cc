@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <array>
@@ -56,7 +57,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       : server_(server),
         stream_(std::move(socket)),
         buffer_(server.options().max_header_bytes + 4096),
-        watch_timer_(stream_.get_executor()) {}
+        watch_timer_(stream_.get_executor()),
+        idle_timer_(stream_.get_executor()) {}
   ~HttpSession() { server_.Unregister(this); }
 
   void Start() {
@@ -84,7 +86,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     state_ = State::kIdle;
     skipped_line_bytes_ = 0;
     if (buffer_.size() > 0) return ReadHeader();  // pipelined bytes
-    stream_.expires_after(ToChrono(server_.options().idle_timeout));
+    // The idle deadline moves with each request; its timer is armed only
+    // when none is (a keep-alive client's next request costs no timer
+    // operation): it fires at the deadline it was armed for and looks.
+    idle_deadline_ = std::chrono::steady_clock::now() + ToChrono(server_.options().idle_timeout);
+    if (!idle_timer_armed_) ArmIdleTimer();
+    stream_.expires_never();
     stream_.async_read_some(
         buffer_.prepare(1024),
         [self = shared_from_this()](beast::error_code error, size_t bytes) {
@@ -92,6 +99,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
           self->buffer_.commit(bytes);
           self->ReadHeader();
         });
+  }
+
+  void ArmIdleTimer() {
+    idle_timer_armed_ = true;
+    idle_timer_.expires_at(idle_deadline_);
+    idle_timer_.async_wait([self = shared_from_this()](beast::error_code error) {
+      self->idle_timer_armed_ = false;
+      if (error || self->state_ != State::kIdle) return;  // cancelled, or busy
+      if (std::chrono::steady_clock::now() < self->idle_deadline_) return self->ArmIdleTimer();
+      // Still waiting for a request at its deadline: the read ends.
+      self->server_.CountTimeout();
+      self->Close();
+    });
   }
 
   void ReadHeader() {
@@ -587,6 +607,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     state_ = State::kWriting;
     request_.client_gone.reset();
+    // Nothing pending on the socket (no disconnect watch was cancelled
+    // below): the answer may be written at once, without an operation.
+    const bool socket_idle = !watching_;
     if (watching_) {
       // The disconnect watch is the only operation pending on the socket.
       beast::error_code ignored;
@@ -619,22 +642,55 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response_body_ = head_ ? std::string() : std::move(answer.body);
     std::array<net::const_buffer, 2> buffers = {net::buffer(response_header_),
                                                 net::buffer(response_body_)};
+    size_t written = 0;
+    if (socket_idle) {
+      // What the socket's send buffer takes now (a small answer: all of
+      // it), as nginx writes: no write operation, timer or hand-off
+      // through the strand for an answer the kernel takes at once.
+      iovec parts[2] = {{response_header_.data(), response_header_.size()},
+                        {response_body_.data(), response_body_.size()}};
+      msghdr message{};
+      message.msg_iov = parts;
+      message.msg_iovlen = response_body_.empty() ? 1 : 2;
+      const ssize_t sent =
+          ::sendmsg(stream_.socket().native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        return Written(keep_alive, /*failed=*/true, /*timed_out=*/false);
+      }
+      written = sent > 0 ? static_cast<size_t>(sent) : 0;
+      if (written == response_header_.size() + response_body_.size()) {
+        return Written(keep_alive, /*failed=*/false, /*timed_out=*/false);
+      }
+    }
+    // The rest when the socket takes it, within the write timeout.
+    const size_t from_header = std::min(written, response_header_.size());
+    buffers[0] += from_header;
+    buffers[1] += written - from_header;
     stream_.expires_after(ToChrono(server_.options().write_timeout));
     net::async_write(stream_, buffers,
                      [self = shared_from_this(), keep_alive](beast::error_code error, size_t) {
-                       self->response_body_ = std::string();
-                       // Written: the answer's bytes and its slot go back.
-                       self->response_reservation_.Release();
-                       self->ReleaseAdmission();
-                       if (error) {
-                         if (error == beast::error::timeout) self->server_.CountTimeout();
-                         return self->Close();
-                       }
-                       if (!keep_alive) {
-                         return self->linger_ ? self->LingeringClose() : self->Close();
-                       }
-                       self->WaitForRequest();
+                       self->Written(keep_alive, error.failed(), error == beast::error::timeout);
                      });
+  }
+
+  // The answer is written (or its write failed): the answer's bytes and
+  // its slot go back; the connection waits for the next request, or closes.
+  void Written(bool keep_alive, bool failed, bool timed_out) {
+    response_body_ = std::string();
+    response_reservation_.Release();
+    ReleaseAdmission();
+    if (failed) {
+      if (timed_out) server_.CountTimeout();
+      return Close();
+    }
+    if (!keep_alive) return linger_ ? LingeringClose() : Close();
+    if (buffer_.size() > 0) {
+      // A pipelined request: from the strand's queue, not deeper on this
+      // stack (a client's pipeline of thousands would nest each one).
+      net::post(stream_.get_executor(), [self = shared_from_this()] { self->WaitForRequest(); });
+      return;
+    }
+    WaitForRequest();
   }
 
   // The peer went away mid-request.
@@ -659,12 +715,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.cancel();
     stream_.close();
+    idle_timer_.cancel();  // (its handler holds the session)
   }
 
   HttpServer::Impl& server_;
   StrandStream stream_;
   beast::flat_buffer buffer_;
   net::steady_timer watch_timer_;  // the disconnect watch's polls
+  // The wait for a request's deadline, and the timer that enforces it
+  // (WaitForRequest, ArmIdleTimer).
+  std::chrono::steady_clock::time_point idle_deadline_;
+  net::steady_timer idle_timer_;
+  bool idle_timer_armed_ = false;
   std::array<char, 4096> watch_bytes_;
   size_t skipped_line_bytes_ = 0;  // empty lines skipped before this request
   ByteBudget::Reservation body_reservation_;      // the body being read
