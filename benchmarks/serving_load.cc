@@ -47,7 +47,9 @@
 //    --mix=all|scalar|tensor|request (all: the mix above; scalar: only
 //    `add`; tensor: only `echo` of --tensor_elements=N INT32s, 262144 = 1
 //    MiB; request: --model, --request_header, --request_data, --answer_bytes),
-//    --seconds=N (20), --clients=N (8), --work_queue_type=SPEC (mstd:2),
+//    --seconds=N (20), --clients=N (8), --calls_per_client=N (1: gRPC calls
+//    each client's connection keeps in flight, from one completion queue,
+//    as h2load's -m), --work_queue_type=SPEC (mstd:2),
 //    --idle_connections=N (0), --slowloris_connections=N (0),
 //    --server=PATH --program=PATH | --target=HOST:PORT [--grpc_target=HOST:PORT]
 //    [--answer_from_memory], --server_flag=FLAG (repeatable: passed on to the
@@ -93,6 +95,7 @@ struct LoadOptions {
   int tensor_elements = 262144;  // INT32 elements of a --mix=tensor request (1 MiB)
   int seconds = 20;
   int clients = 8;
+  int calls_per_client = 1;  // gRPC calls each client keeps in flight
   int idle_connections = 0;
   int slowloris_connections = 0;
   std::string work_queue_type = "mstd:2";
@@ -124,7 +127,9 @@ struct Totals {
   std::fprintf(stderr,
                "%s: %s\nusage: %s (--server=bef_serve --program=file.bef | "
                "--target=HOST:PORT [--grpc_target=HOST:PORT]) [--protocol=http|grpc|v1] "
-               "[--binary] [--models=N] [--mix=all|scalar|tensor|request] [--tensor_elements=N] [--model=NAME --request_header=FILE --request_data=FILE --answer_bytes=N] [--seconds=N] [--clients=N] [--work_queue_type=SPEC] "
+               "[--binary] [--models=N] [--mix=all|scalar|tensor|request] [--tensor_elements=N] "
+               "[--model=NAME --request_header=FILE --request_data=FILE --answer_bytes=N] "
+               "[--seconds=N] [--clients=N] [--calls_per_client=N] [--work_queue_type=SPEC] "
                "[--idle_connections=N] [--slowloris_connections=N]\n",
                program, problem.c_str(), program);
   std::exit(2);
@@ -393,6 +398,69 @@ struct Outcome {
   std::string problem;
 };
 
+// What one client saw: counts go to the totals as answers come, the good
+// requests' latencies when the client ends.
+class ClientTally {
+ public:
+  ClientTally(int id, Totals* totals) : id_(id), totals_(totals) {}
+  ClientTally(const ClientTally&) = delete;
+  ClientTally& operator=(const ClientTally&) = delete;
+  ~ClientTally() {
+    std::lock_guard<std::mutex> lock(totals_->latency_mutex);
+    totals_->latencies_us.insert(totals_->latencies_us.end(), latencies_.begin(), latencies_.end());
+  }
+
+  void Sent() { totals_->requests.fetch_add(1, std::memory_order_relaxed); }
+  void Answered(Kind kind, const Outcome& outcome, std::chrono::steady_clock::duration elapsed) {
+    if (outcome.result != Outcome::kRight) {
+      auto& counter = outcome.result == Outcome::kLost ? totals_->lost : totals_->errors;
+      if (counter.fetch_add(1) < 5) {
+        std::fprintf(stderr, "serving_load: client %d: %s%s\n", id_,
+                     outcome.result == Outcome::kLost ? "lost: " : "", outcome.problem.c_str());
+      }
+    } else if (kind == Kind::kBad) {
+      totals_->bad_rejected.fetch_add(1, std::memory_order_relaxed);
+    } else if (kind == Kind::kDeadline) {
+      totals_->cancelled.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      latencies_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+    }
+  }
+
+ private:
+  const int id_;
+  Totals* const totals_;
+  std::vector<int64_t> latencies_;
+};
+
+// The operands of one client's requests: the same sequence for every
+// protocol (a seed per client).
+class RequestMaker {
+ public:
+  RequestMaker(int id, int models, std::string mix)
+      : random_(1234 + id), models_(models), mix_(std::move(mix)) {}
+  struct Request {
+    Kind kind;
+    std::string model;
+    int32_t a, b;
+  };
+  Request Next() {
+    Request request;
+    request.kind = KindOf(n_++, mix_);
+    request.model = absl::StrCat("add_", random_() % models_);
+    request.a = operand_(random_);
+    request.b = operand_(random_);
+    return request;
+  }
+
+ private:
+  std::mt19937 random_;
+  std::uniform_int_distribution<int32_t> operand_{-1000000, 1000000};
+  const int models_;
+  const std::string mix_;
+  uint64_t n_ = 0;
+};
+
 std::string Json2(int32_t a, int32_t b) {
   return absl::StrCat(R"({"inputs": [{"name": "a", "shape": [], "datatype": "INT32", "data": [)",
                       a, R"(]}, {"name": "b", "shape": [], "datatype": "INT32", "data": [)", b,
@@ -572,13 +640,63 @@ class GrpcProtocolClient {
         grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments));
   }
 
-  Outcome Send(Kind kind, const std::string& model, int32_t a, int32_t b) {
-    inference::ModelInferRequest request;
-    inference::ModelInferResponse response;
+  // Keeps `calls` calls in flight on one completion queue until `end`:
+  // as each answer comes and is checked, the next call starts (an
+  // asynchronous client, as h2load's streams per connection: the client's
+  // own cost per call is small beside the server's).
+  void Run(int calls, RequestMaker& maker, std::chrono::steady_clock::time_point end,
+           ClientTally& tally) {
+    struct Call {
+      RequestMaker::Request what;
+      grpc::StatusCode expected_code;
+      grpc::ClientContext context;
+      inference::ModelInferRequest request;
+      inference::ModelInferResponse response;
+      grpc::Status status;
+      std::unique_ptr<grpc::ClientAsyncResponseReader<inference::ModelInferResponse>> reader;
+      std::chrono::steady_clock::time_point start;
+    };
+    grpc::CompletionQueue queue;
+    int in_flight = 0;
+    auto start_call = [&] {
+      auto call = std::make_unique<Call>();
+      call->what = maker.Next();
+      call->expected_code = Build(call->what, &call->request);
+      call->start = std::chrono::steady_clock::now();
+      call->context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      tally.Sent();
+      call->reader = stub_->AsyncModelInfer(&call->context, call->request, &queue);
+      Call* tag = call.release();
+      tag->reader->Finish(&tag->response, &tag->status, tag);
+      ++in_flight;
+    };
+    for (int i = 0; i < calls && std::chrono::steady_clock::now() < end; ++i) start_call();
+    void* tag;
+    bool ok;
+    while (in_flight > 0 && queue.Next(&tag, &ok)) {
+      std::unique_ptr<Call> call(static_cast<Call*>(tag));
+      --in_flight;
+      const auto now = std::chrono::steady_clock::now();
+      tally.Answered(call->what.kind,
+                     Check(call->what, call->expected_code, call->status, call->response),
+                     now - call->start);
+      if (now < end) start_call();
+    }
+    queue.Shutdown();
+    while (queue.Next(&tag, &ok)) {
+    }
+  }
+
+ private:
+  // The request of `what` in `request`; the status code a right answer has.
+  grpc::StatusCode Build(const RequestMaker::Request& what, inference::ModelInferRequest* request) {
+    const Kind kind = what.kind;
+    const std::string& model = what.model;
+    const int32_t a = what.a, b = what.b;
     grpc::StatusCode expected_code = grpc::StatusCode::OK;
-    if (kind == Kind::kTensor) request = tensor_;
+    if (kind == Kind::kTensor) *request = tensor_;
     auto input = [&](const char* name, const char* datatype) {
-      auto* tensor = request.add_inputs();
+      auto* tensor = request->add_inputs();
       tensor->set_name(name);
       tensor->set_datatype(datatype);
       return tensor;
@@ -589,17 +707,17 @@ class GrpcProtocolClient {
         break;
       case Kind::kBad:
         expected_code = grpc::StatusCode::INVALID_ARGUMENT;
-        request.set_model_name(model);
+        request->set_model_name(model);
         input("a", "INT32")->mutable_contents()->add_int_contents(1);
         break;
       case Kind::kDeadline:
         expected_code = grpc::StatusCode::DEADLINE_EXCEEDED;
-        request.set_model_name("spin");
-        (*request.mutable_parameters())["timeout_ms"].set_int64_param(2);
+        request->set_model_name("spin");
+        (*request->mutable_parameters())["timeout_ms"].set_int64_param(2);
         input("input_0", "INT32")->mutable_contents()->add_int_contents(2000000000);
         break;
       case Kind::kEcho: {
-        request.set_model_name("echo");
+        request->set_model_name("echo");
         auto* x = input("x", "INT32");
         x->add_shape(2);
         x->mutable_contents()->add_int_contents(a);
@@ -607,14 +725,19 @@ class GrpcProtocolClient {
         break;
       }
       case Kind::kAdd:
-        request.set_model_name(model);
+        request->set_model_name(model);
         input("a", "INT32")->mutable_contents()->add_int_contents(a);
         input("b", "INT32")->mutable_contents()->add_int_contents(b);
         break;
     }
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-    grpc::Status status = stub_->ModelInfer(&context, request, &response);
+    return expected_code;
+  }
+
+  // Whether the answer to `what` is right.
+  Outcome Check(const RequestMaker::Request& what, grpc::StatusCode expected_code,
+                const grpc::Status& status, const inference::ModelInferResponse& response) {
+    const Kind kind = what.kind;
+    const int32_t a = what.a, b = what.b;
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
       return {Outcome::kLost, status.error_message()};
     }
@@ -643,52 +766,31 @@ class GrpcProtocolClient {
     return {};
   }
 
- private:
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
   inference::ModelInferRequest tensor_;  // the --mix=tensor request
 };
 
-template <typename ProtocolClient>
-void RunClient(ProtocolClient& client, int id, int models, const std::string& mix,
-               std::chrono::steady_clock::time_point end, Totals* totals) {
-  std::mt19937 random(1234 + id);
-  std::uniform_int_distribution<int32_t> operand(-1000000, 1000000);
-  std::vector<int64_t> latencies;
-  for (uint64_t n = 0; std::chrono::steady_clock::now() < end; ++n) {
-    totals->requests.fetch_add(1, std::memory_order_relaxed);
-    Kind kind = KindOf(n, mix);
-    std::string model = absl::StrCat("add_", random() % models);
-    int32_t a = operand(random), b = operand(random);
+// One request at a time on one keep-alive connection (HTTP/1.1 without
+// pipelining, as its clients send).
+void RunHttpClient(HttpProtocolClient& client, RequestMaker& maker,
+                   std::chrono::steady_clock::time_point end, ClientTally& tally) {
+  while (std::chrono::steady_clock::now() < end) {
+    const RequestMaker::Request what = maker.Next();
+    tally.Sent();
     auto start = std::chrono::steady_clock::now();
-    Outcome outcome = client.Send(kind, model, a, b);
-    auto elapsed = std::chrono::steady_clock::now() - start;
-    if (outcome.result != Outcome::kRight) {
-      auto& counter = outcome.result == Outcome::kLost ? totals->lost : totals->errors;
-      if (counter.fetch_add(1) < 5) {
-        std::fprintf(stderr, "serving_load: client %d: %s%s\n", id,
-                     outcome.result == Outcome::kLost ? "lost: " : "", outcome.problem.c_str());
-      }
-      continue;
-    }
-    if (kind == Kind::kBad) {
-      totals->bad_rejected.fetch_add(1, std::memory_order_relaxed);
-    } else if (kind == Kind::kDeadline) {
-      totals->cancelled.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      latencies.push_back(
-          std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-    }
+    Outcome outcome = client.Send(what.kind, what.model, what.a, what.b);
+    tally.Answered(what.kind, outcome, std::chrono::steady_clock::now() - start);
   }
-  std::lock_guard<std::mutex> lock(totals->latency_mutex);
-  totals->latencies_us.insert(totals->latencies_us.end(), latencies.begin(), latencies.end());
 }
 
 void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
             std::chrono::steady_clock::time_point end, Totals* totals) {
+  RequestMaker maker(id, options.models, options.mix);
+  ClientTally tally(id, totals);
   if (options.protocol == "grpc") {
     GrpcProtocolClient client(absl::StrCat(endpoints.host, ":", endpoints.grpc_port), id,
                               options.mix == "tensor" ? options.tensor_elements : 0);
-    RunClient(client, id, options.models, options.mix, end, totals);
+    client.Run(options.calls_per_client, maker, end, tally);
   } else {
     HttpProtocolClient client(endpoints.http_port, options.binary, options.protocol == "v1",
                               options.mix == "tensor" ? options.tensor_elements : 0,
@@ -697,7 +799,7 @@ void Client(const LoadOptions& options, const Endpoints& endpoints, int id,
       client.SetRequest(options.model, options.request_header, options.request_data,
                         options.answer_bytes);
     }
-    RunClient(client, id, options.models, options.mix, end, totals);
+    RunHttpClient(client, maker, end, tally);
   }
 }
 
@@ -725,6 +827,8 @@ int main(int argc, char** argv) {
       count(&options.seconds, 1);
     } else if (name == "clients") {
       count(&options.clients, 1);
+    } else if (name == "calls_per_client") {
+      count(&options.calls_per_client, 1);
     } else if (name == "models") {
       count(&options.models, 1);
     } else if (name == "tensor_elements") {
@@ -764,6 +868,9 @@ int main(int argc, char** argv) {
     }
   }
   bool own_server = options.target.empty();
+  if (options.calls_per_client > 1 && options.protocol != "grpc") {
+    Usage(argv[0], "--calls_per_client needs --protocol=grpc (HTTP/1.1 sends one at a time)");
+  }
   if (options.mix == "request" &&
       (options.protocol != "http" || options.model.empty() || options.request_header.empty())) {
     Usage(argv[0], "--mix=request needs --protocol=http, --model and --request_header");

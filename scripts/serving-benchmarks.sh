@@ -4,7 +4,9 @@
 # protocol and payload, ROUNDS interleaved rounds of SECONDS each:
 #
 #   scalar: `add` of two INT32s (--mix=scalar), over /v1/, the protocol's
-#           HTTP/JSON and gRPC, and HTTP/JSON with 1,000 idle keep-alive and
+#           HTTP/JSON and gRPC (one call at a time per client, and 8 in
+#           flight per client as h2load's -m8: serving_load's asynchronous
+#           gRPC client), and HTTP/JSON with 1,000 idle keep-alive and
 #           200 slowloris connections held open;
 #   tensor: `echo` of a 1 MiB INT32 tensor (--mix=tensor), HTTP/JSON, HTTP
 #           binary tensor data, gRPC;
@@ -40,6 +42,7 @@ runs=(
   "v1 scalar|--protocol=v1 --mix=scalar"
   "http scalar|--protocol=http --mix=scalar"
   "grpc scalar|--protocol=grpc --mix=scalar"
+  "grpc scalar, 8 calls in flight per client|--protocol=grpc --mix=scalar --calls_per_client=8"
   "http scalar, 1,200 hostile connections|--protocol=http --mix=scalar --idle_connections=1000 --slowloris_connections=200"
   "http tensor 1 MiB JSON|--protocol=http --mix=tensor"
   "http tensor 1 MiB binary|--protocol=http --binary --mix=tensor"
