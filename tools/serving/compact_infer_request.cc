@@ -228,14 +228,17 @@ bool ReadInput(Cursor& cursor, CompactInput& input, size_t& elements_left) {
     if (key == "data") {
       if (input.has_shape) {
         // The shape came first (as clients write it): a tensor over the
-        // budget is known before its data.
+        // budget is known before its data (a zero anywhere in the shape
+        // makes it empty, however large the dimensions before it).
         uint64_t count = 1;
+        bool over = false, empty = false;
         for (int64_t dim : input.shape) {
-          if (dim < 0 || __builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count) ||
-              count > elements_left) {
-            return -1;
-          }
+          if (dim < 0) return -1;
+          empty |= dim == 0;
+          over |= __builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count) ||
+                  count > elements_left;
         }
+        if (over && !empty) return -1;
       }
       input.has_data = Array(cursor, [&] {
         if (elements_left == 0) return false;

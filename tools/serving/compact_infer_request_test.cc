@@ -169,6 +169,12 @@ TEST_F(CompactInferRequestTest, TakesAtMostTheElementBudget) {
   EXPECT_FALSE(Decode(*echo_, R"({"inputs": [{"name": "x", "datatype": "INT32",
       "shape": [1000000000000], "data": [1]}]})")
                    .has_value());
+  // An empty tensor whose dimensions before the zero exceed the budget
+  // stays on the fast path.
+  std::optional<HttpInferRequest> empty = Decode(*echo_, R"({"inputs": [{"name": "x",
+      "datatype": "INT32", "shape": [5000, 0], "data": []}]})");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_EQ(empty->inputs[0]->get<DenseHostTensor>().NumElements(), 0);
 }
 
 }  // namespace
