@@ -382,6 +382,7 @@ int Serve(ServeOptions& options) {
                              grpc::InsecureServerCredentials(), &grpc_port);
     builder.RegisterService(grpc_service.get());
     grpc_server = builder.BuildAndStart();
+    if (grpc_server != nullptr) serving::RunGrpcExecutorClosuresInline();
     if (grpc_server == nullptr || grpc_port == 0) {
       std::fprintf(stderr, "bef_serve: cannot serve gRPC on %s\n",
                    HostPort(options.http.host, options.grpc_port).c_str());

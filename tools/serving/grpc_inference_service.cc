@@ -19,6 +19,15 @@
 #include "tools/serving/service_metrics.h"
 #include "tools/serving/status_mapping.h"
 
+// libgrpc's executor switch (src/core/lib/iomgr/executor.h, not installed):
+// the one static member bef_serve calls, by its exported symbol.
+namespace grpc_core {
+class Executor {
+ public:
+  static void SetThreadingDefault(bool enable);
+};
+}  // namespace grpc_core
+
 namespace bef::serving {
 namespace {
 
@@ -417,5 +426,7 @@ grpc::Status GrpcInferenceService::Infer(grpc::CallbackServerContext* context,
   meter.Succeeded();
   return grpc::Status::OK;
 }
+
+void RunGrpcExecutorClosuresInline() { grpc_core::Executor::SetThreadingDefault(false); }
 
 }  // namespace bef::serving

@@ -105,6 +105,18 @@ class GrpcInferenceService final : public RawCallbackInferenceService {
   FifoThreadPool workers_;
 };
 
+// Makes gRPC run the closures it would hand to its default executor (a
+// pool of its own threads: callback completions, a busy combiner's queued
+// work) on the thread that schedules them, once the server has started:
+// that hand-off, and the wake-ups of a third and fourth thread on a
+// two-core machine, were about a seventh of a tiny call's server time
+// (docs/performance.md, "gRPC without its executor's threads"). Nothing
+// gRPC's server schedules there blocks (name resolution has an executor
+// of its own, which stays threaded), and the service's own long runs go
+// to its worker threads. libgrpc exports the switch without a public
+// header (gRPC 1.51, Debian's): it is declared in the .cc.
+void RunGrpcExecutorClosuresInline();
+
 }  // namespace bef::serving
 
 #endif  // BEF_TOOLS_SERVING_GRPC_INFERENCE_SERVICE_H_
