@@ -147,10 +147,10 @@ AsyncValueRef<int32_t> AsyncAdd(Argument<int32_t> a, Argument<int32_t> b,
 AsyncValueRef<int32_t> AsyncCopy(Argument<int32_t> input, const ExecutionContext& context) {
   return EnqueueWork(context, [value = *input] { return value; });
 }
-void AsyncCopy2(Argument<int32_t> input, Result<int32_t> output, HostContext* host) {
-  AsyncValueRef<int32_t> result = output.Allocate();
-  int32_t value = *input;
-  host->EnqueueWork([result, value] { result.emplace(value); });
+// As TFRT writes it: the result's value allocated into the work, which a
+// task of the work queue runs (EnqueueWork of a work returning nothing).
+void AsyncCopy2(Argument<int32_t> input, Result<int32_t> output, const ExecutionContext& context) {
+  EnqueueWork(context, [result = output.Allocate(), value = *input] { result.emplace(value); });
 }
 
 void SleepRandomMilliseconds() {

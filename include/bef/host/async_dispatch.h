@@ -11,10 +11,21 @@
 // what it returns:
 //   R                    an AsyncValueRef<R> holding it;
 //   absl::StatusOr<T>    an AsyncValueRef<T> holding the T, or the error;
-//   absl::Status         an AsyncValueRef<Chain>: a chain, or the error;
-//   void                 an AsyncValueRef<Chain>, a chain when work ends.
+//   absl::Status         an AsyncValueRef<Chain>: a chain, or the error.
 // An error is reported at the kernel's location (the context's), as an
 // error a kernel returns is.
+//
+// A work returning nothing is enqueued as it is and EnqueueWork returns
+// nothing, as TFRT's EnqueueWork(exec_ctx, unique_function<void()>) does:
+// the way a kernel fills a Result<> from a task (TFRT's async_copy_2):
+//
+//   void AsyncCopy(Argument<int32_t> in, Result<int32_t> out,
+//                  const ExecutionContext& context) {
+//     EnqueueWork(context, [out = out.Allocate(), in = *in] { out.emplace(in); });
+//   }
+//
+// The executor keeps that one task and runs it as the kernel's deferred
+// step, the kernel's users after it (execution_plan.h, "async call steps").
 //
 // Called by the executor as an async call step (docs/writing-kernels.md),
 // EnqueueWork keeps `work` inline in the executor's capture block
@@ -59,10 +70,6 @@ template <>
 struct WorkPayload<absl::Status> {
   using type = Chain;
 };
-template <>
-struct WorkPayload<void> {
-  using type = Chain;
-};
 
 template <typename R>
 struct IsStatusOr : std::false_type {};
@@ -73,10 +80,7 @@ struct IsStatusOr<absl::StatusOr<T>> : std::true_type {};
 template <typename Payload, typename F>
 void CompleteWork(const AsyncValueRef<Payload>& result, F& work, Location location) {
   using R = std::invoke_result_t<F&>;
-  if constexpr (std::is_void_v<R>) {
-    work();
-    result.emplace();
-  } else if constexpr (std::is_same_v<R, absl::Status>) {
+  if constexpr (std::is_same_v<R, absl::Status>) {
     absl::Status status = work();
     if (status.ok()) {
       result.emplace();
@@ -118,10 +122,7 @@ absl::Status* RunWork(Work& work, void* payload) {
   using R = std::invoke_result_t<Work&>;
   using Payload = typename WorkPayload<R>::type;
   absl::Status* error = nullptr;
-  if constexpr (std::is_void_v<R>) {
-    work();
-    ::new (payload) Chain();
-  } else if constexpr (std::is_same_v<R, absl::Status>) {
+  if constexpr (std::is_same_v<R, absl::Status>) {
     absl::Status status = work();
     if (status.ok()) {
       ::new (payload) Chain();
@@ -184,8 +185,9 @@ template <typename Payload, typename Work>
 }  // namespace internal
 
 template <typename F>
-[[nodiscard]] AsyncValueRef<typename internal::WorkPayload<std::invoke_result_t<F&>>::type>
-EnqueueWork(const ExecutionContext& context, F&& work) {
+requires(!std::is_void_v<std::invoke_result_t<std::decay_t<F>&>>)
+    [[nodiscard]] AsyncValueRef<typename internal::WorkPayload<
+        std::invoke_result_t<F&>>::type> EnqueueWork(const ExecutionContext& context, F&& work) {
   using Work = std::decay_t<F>;
   using R = std::invoke_result_t<F&>;
   using Payload = typename internal::WorkPayload<R>::type;
@@ -207,6 +209,13 @@ EnqueueWork(const ExecutionContext& context, F&& work) {
     }
   }
   return internal::EnqueueWorkTask<Payload, Work>(context, Work(std::forward<F>(work)));
+}
+
+// A work returning nothing: one task, nothing returned (see the top).
+template <typename F>
+requires std::is_void_v < std::invoke_result_t < std::decay_t<F>
+& >> void EnqueueWork(const ExecutionContext& context, F&& work) {
+  context.host()->EnqueueWork(std::forward<F>(work));
 }
 
 }  // namespace bef
