@@ -37,7 +37,9 @@ TEST(ParallelForTest, CoversEveryIndexOnceOnTwoThreads) {
         ParallelFor(host.get(), count, /*min_block=*/3, [&](int64_t begin, int64_t end) {
           EXPECT_LT(begin, end);
           EXPECT_LE(end, count);
-          if (end != count) EXPECT_GE(end - begin, 3);
+          if (end != count) {
+            EXPECT_GE(end - begin, 3);
+          }
           for (int64_t i = begin; i < end; ++i) ++hits[i];
           ranges.fetch_add(1);
           return absl::OkStatus();
