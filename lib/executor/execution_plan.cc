@@ -462,6 +462,26 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     schedule[k] = {initial_ready_counts[k], function.kernels[k].stream,
                    skipped ? kNotCounted : k};
   }
+
+  // What an invocation sets up (see the header).
+  auto ranges_of = [](uint32_t count, auto&& needed) {
+    std::vector<IndexRange> ranges;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!needed(i)) continue;
+      if (!ranges.empty() && i - ranges.back().end < kSetupGap) {
+        ranges.back().end = i + 1;
+      } else {
+        ranges.push_back({i, i + 1});
+      }
+    }
+    return ranges;
+  };
+  registers_to_clear = ranges_of(num_registers, [&](uint32_t reg) {
+    return register_segment[reg] == kNoSegment || value_uses[reg] > 0;
+  });
+  ready_counts_to_set = ranges_of(num_kernels, [&](uint32_t k) {
+    return schedule[k].counted != kNotCounted && schedule[k].ready_count > 1;
+  });
 }
 
 }  // namespace bef

@@ -1370,6 +1370,50 @@ TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
   }
 }
 
+// What an execution sets up (ExecutionPlan::registers_to_clear,
+// ready_counts_to_set): a chain of 1,000 adds with an async kernel in the
+// middle runs as a segment, whose own registers are never read through
+// their Register: the execution clears a few registers (the argument's, the
+// constant's, the result's) of 1,002, and sets a few ready counts. Debug builds fill what is not
+// set up with garbage (Invocation's constructor), so an execution that read it would fail here: the
+// same results as kernel by kernel, and after a failing work.
+TEST_P(SegmentTest, AnExecutionSetsUpOnlyWhatItReads) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t value = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (i == 500) {
+      value = f.AddKernel("test.work_checked").AddArgument(value).AddResult("i32");  // x + 4
+    } else {
+      value = Add(f, value, one);
+    }
+  }
+  f.Return({value});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  plan.EnsureSegments();
+  EXPECT_LE(plan.segments.size(), 2u);  // the constant's, and the chain
+  uint32_t cleared = 0;
+  for (const auto& range : plan.registers_to_clear) cleared += range.end - range.begin;
+  EXPECT_LE(cleared, 2 * ExecutionPlan::kSetupGap);
+  uint32_t counts = 0;
+  for (const auto& range : plan.ready_counts_to_set) counts += range.end - range.begin;
+  EXPECT_LE(counts, ExecutionPlan::kSetupGap);
+
+  for (int32_t x : {5, 600}) {
+    std::vector<int32_t> order[2];
+    Outcome outcomes[2];
+    RunBothWays(*program, x, outcomes, order);
+    if (x == 5) {
+      EXPECT_THAT(outcomes[0].results, ElementsAre("1008"));
+    } else {
+      // 600 + 500 passes 1000 before the checked kernel: its work fails.
+      EXPECT_THAT(outcomes[0].results[0], ::testing::HasSubstr("OUT_OF_RANGE: too large"));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));
 
 // Straight line (execution_plan.h): a function of direct kernels runs as a

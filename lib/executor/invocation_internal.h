@@ -277,13 +277,27 @@ class Invocation {
     placeholder_results_ = reinterpret_cast<uint8_t*>(shared_registers_ + num_shared_registers_);
     std::memset(placeholder_results_, 0, info->result_registers.size());
     // Registers start empty (all bytes zero) and the ready counts as the
-    // loader computed them: bulk stores, not a constructor per element.
+    // loader computed them: bulk stores, not a constructor per element,
+    // and only of the registers and counts the execution may read
+    // (ExecutionPlan::registers_to_clear, ready_counts_to_set).
     static_assert(std::is_trivially_destructible_v<Register> &&
                   sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
                   std::atomic<uint32_t>::is_always_lock_free);
-    std::memset(static_cast<void*>(registers_), 0, sizeof(Register) * info->num_registers);
-    std::memcpy(static_cast<void*>(ready_counts_), plan->initial_ready_counts.data(),
-                sizeof(uint32_t) * info->kernels.size());
+#ifndef NDEBUG
+    // Debug builds: what is not set up is garbage that fails loudly when
+    // read (a value pointer no allocation has, counts near overflow).
+    std::memset(static_cast<void*>(registers_), 0xA5, sizeof(Register) * info->num_registers);
+    std::memset(static_cast<void*>(ready_counts_), 0xA5, sizeof(uint32_t) * info->kernels.size());
+#endif
+    for (const ExecutionPlan::IndexRange& range : plan->registers_to_clear) {
+      std::memset(static_cast<void*>(registers_ + range.begin), 0,
+                  sizeof(Register) * (range.end - range.begin));
+    }
+    for (const ExecutionPlan::IndexRange& range : plan->ready_counts_to_set) {
+      std::memcpy(static_cast<void*>(ready_counts_ + range.begin),
+                  plan->initial_ready_counts.data() + range.begin,
+                  sizeof(uint32_t) * (range.end - range.begin));
+    }
   }
   // Drops the values of shared registers (ExecutionPlan::shared_registers),
   // which hold their reference to the end. Reads only the invocation's own
