@@ -1373,10 +1373,11 @@ TEST_P(SegmentTest, EnqueueWorkKernelsKeepTheFramePathsResultsErrorsAndOrder) {
 // What an execution sets up (ExecutionPlan::registers_to_clear,
 // ready_counts_to_set): a chain of 1,000 adds with an async kernel in the
 // middle runs as a segment, whose own registers are never read through
-// their Register: the execution clears a few registers (the argument's, the
-// constant's, the result's) of 1,002, and sets a few ready counts. Debug builds fill what is not
-// set up with garbage (Invocation's constructor), so an execution that read it would fail here: the
-// same results as kernel by kernel, and after a failing work.
+// their Register: the execution clears a few registers (the argument's,
+// the constant's, the result's) of 1,002, and sets a few ready counts.
+// Debug builds fill what is not set up with garbage (Invocation's
+// constructor), so an execution that read it would fail here: the same
+// results as kernel by kernel, and after a failing work.
 TEST_P(SegmentTest, AnExecutionSetsUpOnlyWhatItReads) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});

@@ -184,10 +184,12 @@ template <typename Payload, typename Work>
 }
 }  // namespace internal
 
+// clang-format off
 template <typename F>
-requires(!std::is_void_v<std::invoke_result_t<std::decay_t<F>&>>)
-    [[nodiscard]] AsyncValueRef<typename internal::WorkPayload<
-        std::invoke_result_t<F&>>::type> EnqueueWork(const ExecutionContext& context, F&& work) {
+  requires(!std::is_void_v<std::invoke_result_t<std::decay_t<F>&>>)
+[[nodiscard]] AsyncValueRef<typename internal::WorkPayload<std::invoke_result_t<F&>>::type>
+EnqueueWork(const ExecutionContext& context, F&& work) {
+  // clang-format on
   using Work = std::decay_t<F>;
   using R = std::invoke_result_t<F&>;
   using Payload = typename internal::WorkPayload<R>::type;
@@ -212,9 +214,11 @@ requires(!std::is_void_v<std::invoke_result_t<std::decay_t<F>&>>)
 }
 
 // A work returning nothing: one task, nothing returned (see the top).
+// clang-format off
 template <typename F>
-requires std::is_void_v < std::invoke_result_t < std::decay_t<F>
-& >> void EnqueueWork(const ExecutionContext& context, F&& work) {
+  requires(std::is_void_v<std::invoke_result_t<std::decay_t<F>&>>)
+void EnqueueWork(const ExecutionContext& context, F&& work) {
+  // clang-format on
   context.host()->EnqueueWork(std::forward<F>(work));
 }
 
