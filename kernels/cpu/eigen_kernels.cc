@@ -277,8 +277,7 @@ struct ConvolutionWork {
     float* out = output + (image * shape.out_height + first_row) * RowOutput();
     const int64_t count = (last_row - first_row) * RowOutput();
     if (in_last <= in_first) {
-      std::fill_n(out, count, 0.0f);  // windows of padding only
-      Finish(out, count);
+      Finish(out, count, /*zero_convolution=*/true);  // windows of padding only
     } else {
       BefConv2DShape part = shape;
       part.batch = 1;
@@ -295,20 +294,26 @@ struct ConvolutionWork {
   // (public: a convolution with nothing to convolve is all epilogue.)
  public:
   // The epilogue on `count` elements written at `out` (rows of padding
-  // only: oneDNN applies it to everything it computes).
-  void Finish(float* out, int64_t count) const {
+  // only: oneDNN applies it to everything it computes); with
+  // `zero_convolution` the convolution's values are zeros, not read from
+  // `out` (which may be the addend's memory: an in-place residual add).
+  void Finish(float* out, int64_t count, bool zero_convolution = false) const {
     const int64_t kind = shape.epilogue;
-    if (kind == kBefConvEpilogueNone) return;
+    if (kind == kBefConvEpilogueNone) {
+      if (zero_convolution) std::fill_n(out, count, 0.0f);
+      return;
+    }
     const bool relu = kind == kBefConvEpilogueBatchNormRelu || kind == kBefConvEpilogueBiasRelu ||
                       kind == kBefConvEpilogueBiasAddendRelu;
     const int64_t channels = shape.out_channels;
     for (float* pixel = out; pixel < out + count; pixel += channels) {
       for (int64_t c = 0; c < channels; ++c) {
+        const float convolution = zero_convolution ? 0.0f : pixel[c];
         float value;
         if (kind == kBefConvEpilogueBatchNorm || kind == kBefConvEpilogueBatchNormRelu) {
-          value = (pixel[c] - mean[c]) * factor[c] + offset[c];
+          value = (convolution - mean[c]) * factor[c] + offset[c];
         } else {
-          value = pixel[c] + offset[c];
+          value = convolution + offset[c];
           if (kind == kBefConvEpilogueBiasAddend || kind == kBefConvEpilogueBiasAddendRelu) {
             value += addend[pixel - output + c];
           }
@@ -531,9 +536,8 @@ absl::StatusOr<Chain> RunOnnxConvolution(ConvolutionWork work, const DenseHostTe
                                          HostContext* host) {
   if (NothingToConvolve(input, filter, output)) {
     BEF_ASSIGN_OR_RETURN(float* out, WritableElements<float>(output, host->allocator()));
-    std::fill_n(out, Count(output), 0.0f);
     work.output = out;
-    work.Finish(out, static_cast<int64_t>(Count(output)));
+    work.Finish(out, static_cast<int64_t>(Count(output)), /*zero_convolution=*/true);
     return Chain();
   }
   BEF_RETURN_IF_ERROR(BindConvolution(work, input, filter, output, host->allocator()));

@@ -133,6 +133,9 @@ func.func @convolutions() {
   %z = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 1 : i64]
   %c7 = "onnx.conv.add.f32"(%x, %f, %bias, %half, %z, %p6) {pads = [1 : i64, 0 : i64, 0 : i64, 1 : i64], relu = 1 : i64, strides = [1 : i64, 1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
   %p7 = tfrt_dht.print_tensor %z, %c7
+  // In place: the addend is the output (conv + bias + z, no relu).
+  %c8 = "onnx.conv.add.f32"(%x, %f, %bias, %z, %z, %p7) {pads = [1 : i64, 0 : i64, 0 : i64, 1 : i64], relu = 0 : i64, strides = [1 : i64, 1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %p8 = tfrt_dht.print_tensor %z, %c8
   %small = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 2 : i64, 2 : i64, 1 : i64]
   // expected-error @+1 {{onnx.conv.f32: the output has shape [1, 2, 2, 1], the convolution makes [1, 3, 3, 1]}}
   %e1 = "onnx.conv.f32"(%x, %f, %bias, %small, %p7) {pads = [1 : i64, 0 : i64, 0 : i64, 1 : i64], relu = 0 : i64, strides = [1 : i64, 1 : i64]} : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
@@ -148,6 +151,7 @@ func.func @convolutions() {
 // CHECK-NEXT: shape = [1, 3, 3, 1], values = [0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00]
 // CHECK-NEXT: shape = [1, 3, 3, 1], values = [-1.000000e+00, -1.000000e+00, -2.000000e+00, 1.000000e+00, 1.000000e+00, -1.000000e+00, 1.000000e+00, 1.000000e+00, -1.000000e+00]
 // CHECK-NEXT: shape = [1, 3, 3, 1], values = [0.000000e+00, 0.000000e+00, 0.000000e+00, 1.500000e+00, 1.500000e+00, 0.000000e+00, 1.500000e+00, 1.500000e+00, 0.000000e+00]
+// CHECK-NEXT: shape = [1, 3, 3, 1], values = [-1.000000e+00, -1.000000e+00, -2.000000e+00, 2.500000e+00, 2.500000e+00, -1.000000e+00, 2.500000e+00, 2.500000e+00, -1.000000e+00]
 
 // Every check, with nothing written.
 // CHECK-LABEL: --- Running 'errors':
