@@ -164,6 +164,61 @@ void HttpServer::Impl::Accept() {
                          });
 }
 
+void HttpServer::Impl::OnAccept(beast::error_code error, StrandSocket socket) {
+  if (error == net::error::operation_aborted || !acceptor_.is_open()) return;
+  if (error) {
+    // Out of descriptors (EMFILE/ENFILE) or a connection reset before it
+    // was taken: try again shortly rather than spin.
+    retry_accept_.expires_after(std::chrono::milliseconds(50));
+    retry_accept_.async_wait([this](beast::error_code wait_error) {
+      if (!wait_error) Accept();
+    });
+    return;
+  }
+  if (draining()) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  size_t open;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mutex_);
+    open = sessions_.size();
+  }
+  if (open >= options_.max_connections) {
+    RefuseConnection(socket);
+  } else {
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    StartSession(*this, std::move(socket));
+  }
+  Accept();
+}
+
+void HttpServer::Impl::Shutdown(absl::Duration drain) {
+  {
+    std::lock_guard<std::mutex> lock(sessions_mutex_);
+    if (shutdown_requested_) return;
+    shutdown_requested_ = true;
+    drain_deadline_ = std::chrono::steady_clock::now() + ToChrono(drain);
+  }
+  draining_.store(true, std::memory_order_release);
+  net::post(io_, [this] {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    retry_accept_.cancel();
+    std::vector<std::shared_ptr<HttpSession>> sessions;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mutex_);
+      for (auto& [unused, weak] : sessions_) {
+        if (std::shared_ptr<HttpSession> session = weak.lock()) sessions.push_back(session);
+      }
+    }
+    for (std::shared_ptr<HttpSession>& session : sessions) DrainSession(std::move(session));
+  });
+  sessions_changed_.notify_all();
+}
+
 void HttpServer::Impl::RefuseConnection(StrandSocket& socket) {
   counters_.connections_refused.fetch_add(1, std::memory_order_relaxed);
   HttpResponse response = error_responder_(

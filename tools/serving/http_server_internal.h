@@ -70,6 +70,12 @@ inline constexpr std::chrono::milliseconds kRescuePoll(10);
 
 class HttpSession;  // one connection (http_session.cc)
 
+// A new connection's session, started (its first read posted).
+void StartSession(HttpServer::Impl& server, StrandSocket socket);
+// Tells a session, on its strand, that the server drains: it closes now if
+// it waits for a request, else after its answer.
+void DrainSession(std::shared_ptr<HttpSession> session);
+
 class HttpServer::Impl {
  public:
   Impl(HttpServerOptions options, std::vector<Route> routes, ErrorResponder error_responder)
