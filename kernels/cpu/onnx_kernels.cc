@@ -426,8 +426,8 @@ absl::StatusOr<MaxPoolGeometry> PoolGeometry(const DenseHostTensor& input,
   return g;
 }
 
-// On oneDNN's max pooling (onednn_api.h), split by images over the work
-// queue's threads.
+// On oneDNN's max pooling (onednn_api.h), split by output rows over the
+// work queue's threads.
 absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHostTensor> output,
                               Argument<Chain>, ArrayAttribute<int64_t> kernel_shape,
                               ArrayAttribute<int64_t> pads, ArrayAttribute<int64_t> strides,
@@ -445,22 +445,64 @@ absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHos
                              .stride_width = g.stride_width, .pad_top = g.rows.before,
                              .pad_bottom = g.rows.after, .pad_left = g.columns.before,
                              .pad_right = g.columns.after};
-  const int64_t image_work = std::max<int64_t>(
-      1, WorkProduct({g.out_height, g.out_width, g.channels, std::min(g.window_height, g.height),
+  const int64_t row_work = std::max<int64_t>(
+      1, WorkProduct({g.out_width, g.channels, std::min(g.window_height, g.height),
                       std::min(g.window_width, g.width)}));
-  BEF_RETURN_IF_ERROR(ParallelFor(
-      host, g.batch, std::max<int64_t>(1, kMinimumTaskWork / image_work),
-      [shape, onednn, data = Elements<float>(*input), out](int64_t begin, int64_t end) {
-        BefPool2DShape part = shape;
-        part.batch = end - begin;
-        char error[512];
-        if (onednn->max_pool(&part, data + begin * shape.height * shape.width * shape.channels,
-                             out + begin * shape.out_height * shape.out_width * shape.channels,
-                             error, sizeof(error)) != 0) {
-          return absl::InternalError(error);
-        }
-        return absl::OkStatus();
-      }));
+  const float* const data = Elements<float>(*input);
+  const int64_t image_input = shape.height * shape.width * shape.channels;
+  const int64_t row_output = shape.out_width * shape.channels;
+  // Output rows [first_row, last_row) of `count` images from `image` on:
+  // whole images in one call, a part of an image with the input rows its
+  // windows read and the padding that falls in its range (as convolutions
+  // split, eigen_kernels.cc), so a batch-1 pooling splits too.
+  const auto pool = [&](int64_t image, int64_t count, int64_t first_row,
+                        int64_t last_row) -> absl::Status {
+    BefPool2DShape part = shape;
+    part.batch = count;
+    const float* in = data + image * image_input;
+    if (first_row != 0 || last_row != shape.out_height) {
+      const int64_t read_first = first_row * shape.stride_height - shape.pad_top;
+      const int64_t read_last =
+          (last_row - 1) * shape.stride_height - shape.pad_top + shape.window_height;
+      const int64_t in_first = std::max<int64_t>(read_first, 0);
+      const int64_t in_last = std::min(read_last, shape.height);
+      part.height = in_last - in_first;
+      part.out_height = last_row - first_row;
+      part.pad_top = in_first - read_first;
+      part.pad_bottom = read_last - in_last;
+      in += in_first * shape.width * shape.channels;
+    }
+    char error[512];
+    if (onednn->max_pool(&part, in, out + (image * shape.out_height + first_row) * row_output,
+                         error, sizeof(error)) != 0) {
+      return absl::InternalError(error);
+    }
+    return absl::OkStatus();
+  };
+  // Rows split only where every window of a part reads an input row (a
+  // pad under the window's height; ONNX's pads always are).
+  const bool rows_split =
+      shape.pad_top < shape.window_height && shape.pad_bottom < shape.window_height;
+  const int64_t rows = rows_split ? g.batch * g.out_height : g.batch;
+  const int64_t min_block =
+      std::max<int64_t>(1, kMinimumTaskWork / (rows_split ? row_work : row_work * g.out_height));
+  BEF_RETURN_IF_ERROR(ParallelFor(host, rows, min_block, [&](int64_t begin, int64_t end) {
+    if (!rows_split) return pool(begin, end - begin, 0, shape.out_height);
+    while (begin < end) {
+      const int64_t image = begin / shape.out_height;
+      const int64_t first_row = begin % shape.out_height;
+      if (first_row == 0 && end - begin >= shape.out_height) {
+        const int64_t images = (end - begin) / shape.out_height;
+        BEF_RETURN_IF_ERROR(pool(image, images, 0, shape.out_height));
+        begin += images * shape.out_height;
+      } else {
+        const int64_t last_row = std::min(shape.out_height, first_row + (end - begin));
+        BEF_RETURN_IF_ERROR(pool(image, 1, first_row, last_row));
+        begin += last_row - first_row;
+      }
+    }
+    return absl::OkStatus();
+  }));
   return Chain();
 }
 
