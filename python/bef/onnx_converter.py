@@ -145,6 +145,7 @@ class _Converter:
                     self.consumers.setdefault(name, []).append(node)
         self.graph_outputs = {o.name for o in self.graph.output}
         self.producers = {name: node for node in self.graph.node for name in node.output if name}
+        self.made = set()        # tensors (SSA names) the program's kernels write
         self.fused = set()       # nodes folded into another's kernel
         self.done = set()        # nodes converted
         self.converting = set()  # nodes being converted (ensure must not re-enter them)
@@ -212,10 +213,12 @@ class _Converter:
                   (ssa, ", ".join(chains), ", ".join([CHAIN] * len(chains))))
         return ssa
 
-    def call(self, kernel, operands, output_dims, attributes="", inputs=()):
+    def call(self, kernel, operands, output_dims, attributes="", inputs=(), into=None):
         """`kernel`(operands..., new output, chain of inputs) -> chain; the
-        output's SSA name and the chain."""
-        out = self.new_tensor(output_dims)
+        output's SSA name and the chain. `into`: an existing tensor to
+        write instead of a new one (see may_overwrite)."""
+        out = into if into is not None else self.new_tensor(output_dims)
+        self.made.add(out)
         chain = self.chain_of(inputs)
         result = self.name("c")
         types = [TENSOR] * (len(operands) + 1) + [CHAIN]
@@ -223,6 +226,33 @@ class _Converter:
                   (result, kernel, ", ".join(list(operands) + [out, chain]),
                    "{%s} " % attributes if attributes else "", ", ".join(types), CHAIN))
         return out, result
+
+    def may_overwrite(self, value, node, readers_done):
+        """Whether the kernel of `node` may write its result into `value`'s
+        tensor, which it reads: a tensor a kernel of this program made
+        (never an argument or a constant), held by no graph output, not the
+        node's own input, and every other reader of it, under any name
+        sharing the tensor, is `readers_done` (folded into this kernel) or
+        an ancestor of the node's input, so its kernel has run before this
+        one starts (chains order them)."""
+        tensor = value.tensor
+        if tensor is None or tensor not in self.made:
+            return False
+        source = self.values.get(node.input[0])
+        if source is None or source.tensor == tensor:
+            return False
+        names = [name for name, v in self.values.items() if v.tensor == tensor]
+        if any(name in self.graph_outputs for name in names):
+            return False
+        ancestors, pending = set(), [node.input[0]]
+        while pending:
+            producer = self.producers.get(pending.pop())
+            if producer is None or id(producer) in ancestors:
+                continue
+            ancestors.add(id(producer))
+            pending.extend(n for n in producer.input if n)
+        return all(id(reader) in ancestors or id(reader) in readers_done
+                   for name in names for reader in self.consumers.get(name, []))
 
     def tensor_of(self, value):
         if value.tensor is None:
@@ -444,9 +474,14 @@ class _Converter:
             _i64_array([pads[0], pads[1], pads[2], pads[3]]), relu is not None,
             _i64_array(strides))
         if addend is not None:
+            # The sum written over the addend where nothing reads it after
+            # (a residual block's shortcut): no new tensor, and the kernel
+            # adds in place instead of copying the addend first.
+            addend_tensor = self.tensor_of(addend)
+            into = addend_tensor if self.may_overwrite(addend, node, {id(add)}) else None
             out, chain = self.call("onnx.conv.add.f32",
-                                   [self.tensor_of(x), filter_tensor, bias_tensor,
-                                    self.tensor_of(addend)], physical, text, [x, addend])
+                                   [self.tensor_of(x), filter_tensor, bias_tensor, addend_tensor],
+                                   physical, text, [x, addend], into=into)
         else:
             out, chain = self.call("onnx.conv.f32", [self.tensor_of(x), filter_tensor, bias_tensor],
                                    physical, text, [x])
@@ -657,6 +692,7 @@ class _Converter:
     def matmul(self, node, a, b, c, alpha, beta, shape):
         """Y = alpha A B + beta C on eigen.matmul.f32 (C broadcast first)."""
         out = self.new_tensor(shape)
+        self.made.add(out)
         if c is not None and beta != 0.0:
             c = self.exact(c)
             # After A's chain: the model stays one chain of kernels (one

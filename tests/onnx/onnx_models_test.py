@@ -302,6 +302,80 @@ class ServingTest(serving_testlib.RepositoryTestCase):
         self.check_served("resnet18", (1,) if INSTRUMENTED else (1, 8), 1e-4)
 
 
+class InPlaceAddTest(unittest.TestCase):
+    """A residual Add folded into a convolution writes its sum over the
+    addend when nothing reads the addend after it, and only then."""
+
+    def block(self, extra_outputs=(), later_reader=False):
+        """x -> a = Relu(Conv(x)) -> b = Relu(Conv(a)) -> Conv(b) + a: the
+        addend `a` is read by the convolution before (an ancestor) and the
+        Add; optionally a graph output too, or read by a Mul after."""
+        from onnx import TensorProto, helper, numpy_helper
+        rng = np.random.default_rng(3)
+
+        def weight(name):
+            return numpy_helper.from_array(
+                rng.standard_normal((4, 4, 3, 3)).astype(np.float32) * 0.2, name)
+
+        conv = dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+        nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], **conv),
+                 helper.make_node("Relu", ["c1"], ["a"]),
+                 helper.make_node("Conv", ["a", "w2"], ["c2"], **conv),
+                 helper.make_node("Relu", ["c2"], ["b"]),
+                 helper.make_node("Conv", ["b", "w3"], ["c3"], **conv),
+                 helper.make_node("Add", ["c3", "a"], ["s"])]
+        outputs = ["s"] + list(extra_outputs)
+        if later_reader:
+            nodes.append(helper.make_node("Mul", ["a", "s"], ["t"]))
+            outputs = ["t"]
+        shape = [1, 4, 5, 5]
+        graph = helper.make_graph(
+            nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape) for o in outputs],
+            [weight("w1"), weight("w2"), weight("w3")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        text, _ = onnx_converter.convert(model)
+        sums = [line for line in text.splitlines() if '"onnx.conv.add.f32"' in line]
+        self.assertEqual(len(sums), 1, text)
+        operands = re.search(r"\((.*?)\) \{", sums[0]).group(1).split(", ")
+        x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+        results = bef.load(bef.mlir_to_bef(text)).run("main", x)
+        results = results if isinstance(results, tuple) else (results,)
+        return operands[3] == operands[4], model, x, results
+
+    def expected(self, model, x):
+        """The block in numpy (float64), each graph output by name."""
+        from onnx import numpy_helper
+        weights = {t.name: numpy_helper.to_array(t).astype(np.float64)
+                   for t in model.graph.initializer}
+
+        def conv(image, w):  # NCHW, 3x3, pads 1, stride 1
+            padded = np.pad(image, ((0, 0), (0, 0), (1, 1), (1, 1)))
+            h, w_ = image.shape[2:]
+            windows = np.stack([padded[:, :, i:i + h, j:j + w_]
+                                for i in range(3) for j in range(3)], axis=-1)
+            return np.einsum("nchwk,ock->nohw", windows, w.reshape(w.shape[0], w.shape[1], 9))
+
+        values = {"x": x.astype(np.float64)}
+        values["a"] = np.maximum(conv(values["x"], weights["w1"]), 0)
+        values["b"] = np.maximum(conv(values["a"], weights["w2"]), 0)
+        values["s"] = conv(values["b"], weights["w3"]) + values["a"]
+        values["t"] = values["a"] * values["s"]
+        return [values[o.name] for o in model.graph.output]
+
+    def test_the_sum_goes_over_an_addend_nothing_reads_after(self):
+        in_place, model, x, results = self.block()
+        self.assertTrue(in_place)
+        np.testing.assert_allclose(results[0], self.expected(model, x)[0], rtol=1e-5, atol=1e-5)
+
+    def test_not_over_a_graph_output_or_a_value_read_later(self):
+        for options in ({"extra_outputs": ["a"]}, {"later_reader": True}):
+            in_place, model, x, results = self.block(**options)
+            self.assertFalse(in_place, options)
+            for ours, theirs in zip(results, self.expected(model, x)):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
 class ConversionErrorsTest(unittest.TestCase):
     """What the converter cannot carry over is an error naming the node,
     the operator and why."""
