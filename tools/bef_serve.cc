@@ -433,6 +433,7 @@ int Serve(ServeOptions& options) {
   }
   end_signal_thread();  // gRPC has shut down
   if (grpc_server) grpc_server->Wait();
+  if (grpc_service) grpc_service->StopWorkers();  // before grpc_server is destroyed
   {
     std::lock_guard<std::mutex> lock(poll_mutex);
     stop_polling = true;
