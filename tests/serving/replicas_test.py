@@ -150,7 +150,10 @@ class ReplicasTest(unittest.TestCase):
         # passed its response on) nor retried by the client (its response
         # began): it ends INTERNAL (RST_STREAM), one at most per call in
         # flight on that replica, of the 6 clients' (docs/serving.md).
-        self.assertRegex(out, r"serving: \d+ requests, \d+ errors, 0 lost")
+        with open(os.path.join(self.directory, "error.log")) as f:
+            nginx_log = f.read()[-4000:]
+        self.assertRegex(out, r"serving: \d+ requests, \d+ errors, 0 lost",
+                         "\n".join((err, "nginx error.log:", nginx_log)))
         errors = int(re.search(r"(\d+) errors", out).group(1))
         if protocol == "http" or errors == 0:
             self.assertEqual((load.returncode, errors), (0, 0), out + err)
