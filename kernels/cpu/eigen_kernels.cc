@@ -43,6 +43,7 @@
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "kernels/cpu/onednn.h"
+#include "kernels/cpu/output_rows.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/prepared_filters.h"
 #include "kernels/cpu/tensor_access.h"
@@ -55,6 +56,9 @@ using cpu_kernels::Count;
 using cpu_kernels::DerivedDimension;
 using cpu_kernels::Elements;
 using cpu_kernels::FixedShapeText;
+using cpu_kernels::ForEachOutputRowRun;
+using cpu_kernels::InputRows;
+using cpu_kernels::InputRowsOf;
 using cpu_kernels::kMinimumTaskWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::MaxPoolPositions;
@@ -211,21 +215,12 @@ struct ConvolutionWork {
   // threads is two calls of half the rows, each with the input rows its
   // windows read and the padding that falls in its range).
   absl::Status Run(int64_t begin, int64_t end) const {
-    const int64_t rows = shape.out_height;
-    while (begin < end) {
-      const int64_t image = begin / rows;
-      const int64_t first_row = begin % rows;
-      if (first_row == 0 && end - begin >= rows) {
-        const int64_t images = (end - begin) / rows;
-        BEF_RETURN_IF_ERROR(RunImages(image, images));
-        begin += images * rows;
-      } else {
-        const int64_t last_row = std::min(rows, first_row + (end - begin));
-        BEF_RETURN_IF_ERROR(RunRows(image, first_row, last_row));
-        begin += last_row - first_row;
-      }
-    }
-    return absl::OkStatus();
+    return ForEachOutputRowRun(
+        begin, end, shape.out_height,
+        [this](int64_t image, int64_t count) { return RunImages(image, count); },
+        [this](int64_t image, int64_t first_row, int64_t last_row) {
+          return RunRows(image, first_row, last_row);
+        });
   }
 
  private:
@@ -267,28 +262,22 @@ struct ConvolutionWork {
 
   // Rows [first_row, last_row) of one image.
   absl::Status RunRows(int64_t image, int64_t first_row, int64_t last_row) const {
-    // Input rows [read_first, read_last) hold the windows; those outside
-    // [0, H) are this part's padding.
-    const int64_t read_first = first_row * shape.stride_height - shape.pad_top;
-    const int64_t read_last =
-        (last_row - 1) * shape.stride_height - shape.pad_top + shape.filter_height;
-    const int64_t in_first = std::max<int64_t>(read_first, 0);
-    const int64_t in_last = std::min(read_last, shape.height);
+    const InputRows read = InputRowsOf(first_row, last_row, shape.filter_height,
+                                       shape.stride_height, shape.pad_top, shape.height);
     float* out = output + (image * shape.out_height + first_row) * RowOutput();
     const int64_t count = (last_row - first_row) * RowOutput();
-    if (in_last <= in_first) {
+    if (read.count == 0) {
       Finish(out, count, /*zero_convolution=*/true);  // windows of padding only
-    } else {
-      BefConv2DShape part = shape;
-      part.batch = 1;
-      part.height = in_last - in_first;
-      part.out_height = last_row - first_row;
-      part.pad_top = in_first - read_first;
-      part.pad_bottom = read_last - in_last;
-      const float* in = input + image * ImageInput() + in_first * shape.width * shape.in_channels;
-      BEF_RETURN_IF_ERROR(Call(part, in, out));  // with the epilogue
+      return absl::OkStatus();
     }
-    return absl::OkStatus();
+    BefConv2DShape part = shape;
+    part.batch = 1;
+    part.height = read.count;
+    part.out_height = last_row - first_row;
+    part.pad_top = read.pad_top;
+    part.pad_bottom = read.pad_bottom;
+    const float* in = input + image * ImageInput() + read.first * shape.width * shape.in_channels;
+    return Call(part, in, out);  // with the epilogue
   }
 
   // (public: a convolution with nothing to convolve is all epilogue.)

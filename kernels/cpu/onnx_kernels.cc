@@ -58,6 +58,7 @@
 #include "bef/support/string_view.h"
 #include "bef/tensor/dense_host_tensor.h"
 #include "kernels/cpu/onednn.h"
+#include "kernels/cpu/output_rows.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/tensor_access.h"
 
@@ -67,6 +68,9 @@ namespace {
 using cpu_kernels::CheckF32;
 using cpu_kernels::Count;
 using cpu_kernels::Elements;
+using cpu_kernels::ForEachOutputRowRun;
+using cpu_kernels::InputRows;
+using cpu_kernels::InputRowsOf;
 using cpu_kernels::kMinimumTaskWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::PoolPadding;
@@ -451,26 +455,21 @@ absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHos
   const float* const data = Elements<float>(*input);
   const int64_t image_input = shape.height * shape.width * shape.channels;
   const int64_t row_output = shape.out_width * shape.channels;
-  // Output rows [first_row, last_row) of `count` images from `image` on:
-  // whole images in one call, a part of an image with the input rows its
-  // windows read and the padding that falls in its range (as convolutions
-  // split, eigen_kernels.cc), so a batch-1 pooling splits too.
+  // `count` whole images from `image` on, or output rows [first_row,
+  // last_row) of one with the input rows its windows read (output_rows.h).
   const auto pool = [&](int64_t image, int64_t count, int64_t first_row,
                         int64_t last_row) -> absl::Status {
     BefPool2DShape part = shape;
     part.batch = count;
     const float* in = data + image * image_input;
     if (first_row != 0 || last_row != shape.out_height) {
-      const int64_t read_first = first_row * shape.stride_height - shape.pad_top;
-      const int64_t read_last =
-          (last_row - 1) * shape.stride_height - shape.pad_top + shape.window_height;
-      const int64_t in_first = std::max<int64_t>(read_first, 0);
-      const int64_t in_last = std::min(read_last, shape.height);
-      part.height = in_last - in_first;
+      const InputRows read = InputRowsOf(first_row, last_row, shape.window_height,
+                                         shape.stride_height, shape.pad_top, shape.height);
+      part.height = read.count;
       part.out_height = last_row - first_row;
-      part.pad_top = in_first - read_first;
-      part.pad_bottom = read_last - in_last;
-      in += in_first * shape.width * shape.channels;
+      part.pad_top = read.pad_top;
+      part.pad_bottom = read.pad_bottom;
+      in += read.first * shape.width * shape.channels;
     }
     char error[512];
     if (onednn->max_pool(&part, in, out + (image * shape.out_height + first_row) * row_output,
@@ -488,20 +487,12 @@ absl::StatusOr<Chain> MaxPool(Argument<DenseHostTensor> input, Argument<DenseHos
       std::max<int64_t>(1, kMinimumTaskWork / (rows_split ? row_work : row_work * g.out_height));
   BEF_RETURN_IF_ERROR(ParallelFor(host, rows, min_block, [&](int64_t begin, int64_t end) {
     if (!rows_split) return pool(begin, end - begin, 0, shape.out_height);
-    while (begin < end) {
-      const int64_t image = begin / shape.out_height;
-      const int64_t first_row = begin % shape.out_height;
-      if (first_row == 0 && end - begin >= shape.out_height) {
-        const int64_t images = (end - begin) / shape.out_height;
-        BEF_RETURN_IF_ERROR(pool(image, images, 0, shape.out_height));
-        begin += images * shape.out_height;
-      } else {
-        const int64_t last_row = std::min(shape.out_height, first_row + (end - begin));
-        BEF_RETURN_IF_ERROR(pool(image, 1, first_row, last_row));
-        begin += last_row - first_row;
-      }
-    }
-    return absl::OkStatus();
+    return ForEachOutputRowRun(
+        begin, end, shape.out_height,
+        [&](int64_t image, int64_t count) { return pool(image, count, 0, shape.out_height); },
+        [&](int64_t image, int64_t first_row, int64_t last_row) {
+          return pool(image, 1, first_row, last_row);
+        });
   }));
   return Chain();
 }
