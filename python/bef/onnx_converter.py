@@ -194,9 +194,11 @@ class _Converter:
         return ssa
 
     def new_tensor(self, dims):
+        """A tensor the program's kernels will write (one of `made`)."""
         ssa = self.name("t")
         self.emit("%s = tfrt_dht.create_uninitialized_tensor.f32.%d %s" %
                   (ssa, len(dims), _i64_array(dims)))
+        self.made.add(ssa)
         return ssa
 
     def chain_of(self, values):
@@ -218,7 +220,6 @@ class _Converter:
         output's SSA name and the chain. `into`: an existing tensor to
         write instead of a new one (see may_overwrite)."""
         out = into if into is not None else self.new_tensor(output_dims)
-        self.made.add(out)
         chain = self.chain_of(inputs)
         result = self.name("c")
         types = [TENSOR] * (len(operands) + 1) + [CHAIN]
@@ -692,7 +693,6 @@ class _Converter:
     def matmul(self, node, a, b, c, alpha, beta, shape):
         """Y = alpha A B + beta C on eigen.matmul.f32 (C broadcast first)."""
         out = self.new_tensor(shape)
-        self.made.add(out)
         if c is not None and beta != 0.0:
             c = self.exact(c)
             # After A's chain: the model stays one chain of kernels (one
