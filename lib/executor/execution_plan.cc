@@ -13,6 +13,32 @@ namespace bef {
 
 using line_planner_internal::LinePlanner;
 
+namespace {
+
+// The stream kernel `k` runs on in threaded_schedule: the file's, but for
+// a kernel with no operands (a constant, a new tensor or chain: ready as
+// the invocation starts) whose every user is on the entry's stream, the
+// entry's. Its value is wanted on the thread that starts the invocation;
+// handed to a queue thread it can only make that thread wait for it, and
+// the entry's stream then goes on wherever it arrived. (TFRT's stream
+// analysis gives such roots streams of their own: an ONNX MLP's weights
+// and output tensors, three tasks of kernels that take nanoseconds, moved
+// the model's chain off the caller onto a queue thread on every run.)
+uint32_t GatheredStream(const FunctionInfo& function, uint32_t k) {
+  const KernelInfo& kernel = function.kernels[k];
+  const uint32_t entry = function.kernels[0].stream;
+  if (k == 0 || kernel.stream == entry || kernel.num_arguments() != 0) return kernel.stream;
+  const uint32_t* user = kernel.used_by();
+  for (uint32_t count : kernel.used_by_counts()) {
+    for (uint32_t i = 0; i < count; ++i, ++user) {
+      if (function.kernels[*user].stream != entry) return kernel.stream;
+    }
+  }
+  return entry;
+}
+
+}  // namespace
+
 ExecutionPlan::ExecutionPlan(const FunctionInfo& function, const BefFile* file)
     : info(&function) {
   constexpr uint32_t kNotReturned = UINT32_MAX;
@@ -461,6 +487,12 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     const bool skipped = k != 0 && !counted(k);
     schedule[k] = {initial_ready_counts[k], function.kernels[k].stream,
                    skipped ? kNotCounted : k};
+  }
+  for (uint32_t k = 0; k < num_kernels; ++k) {
+    const uint32_t gathered = GatheredStream(function, k);
+    if (gathered == schedule[k].stream) continue;
+    if (threaded_schedule.empty()) threaded_schedule = schedule;
+    threaded_schedule[k].stream = gathered;
   }
 
   // What an invocation sets up (see the header).

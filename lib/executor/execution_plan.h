@@ -103,6 +103,17 @@ struct ExecutionPlan {
 
   const FunctionInfo* info;
   std::vector<Schedule> schedule;  // per kernel
+  // The schedule on a queue with threads of its own (HasComputeThreads),
+  // where streams run side by side in no set order: as `schedule`, but a
+  // kernel with no operands whose users are all on the entry's stream is
+  // on the entry's stream too (execution_plan.cc's GatheredStream). Empty
+  // when no kernel is. The single-threaded queue keeps the file's streams:
+  // its order of kernels is TFRT's, which bef_executor's output shows.
+  std::vector<Schedule> threaded_schedule;
+  const Schedule* ScheduleFor(bool compute_threads) const {
+    return compute_threads && !threaded_schedule.empty() ? threaded_schedule.data()
+                                                         : schedule.data();
+  }
   // Per kernel: the ready count an invocation starts with.
   std::vector<uint32_t> initial_ready_counts;
   // Per register: the references its value holds when published: one per

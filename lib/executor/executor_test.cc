@@ -45,6 +45,12 @@ RCReference<AsyncValue> ThreadAddOne(Argument<int32_t> x) {
   }).detach();
   return result.ReleaseRCRef();
 }
+// 1 when run on the thread that started the execution (`starting_thread`,
+// set by the test), else 0. A frame kernel: never on the straight line.
+std::thread::id starting_thread;
+int32_t OnStartingThread(AsyncKernelFrame*) {
+  return std::this_thread::get_id() == starting_thread ? 1 : 0;
+}
 // Keeps its operand: the result is the operand's value itself.
 RCReference<AsyncValue> Forward(Argument<int32_t> x) {
   return x.ValueRef().ReleaseRCRef();
@@ -163,6 +169,7 @@ void RegisterExecutorTestKernels(KernelRegistry* registry) {
   registry->AddKernel("test.forward", BEF_KERNEL(Forward));
   registry->AddKernel("test.counted_add_one", BEF_KERNEL(CountedAddOne));
   registry->AddKernel("test.thread_add_one", BEF_KERNEL(ThreadAddOne));
+  registry->AddKernel("test.on_starting_thread", BEF_KERNEL(OnStartingThread));
 }
 BEF_STATIC_KERNEL_REGISTRATION(RegisterExecutorTestKernels);
 
@@ -1480,6 +1487,41 @@ TEST_P(ExecutorTest, StraightLineWhateverTheStreams) {
     auto results = Run(*program, "f", {argument.GetAsyncValue()});
     EXPECT_EQ(I32(results[0]), x + 300);
     EXPECT_EQ(I32(results[1]), 2 * x);
+  }
+  EXPECT_TRUE(diagnostics_.empty());
+}
+
+// A kernel with no operands on a stream of its own whose users are all on
+// the entry's stream (TFRT's stream analysis makes such roots: a model's
+// weights, its output tensors) runs on the thread that starts the
+// execution, on a queue with threads too: sent to one of them, it would
+// take the rest of the entry's stream there (ExecutionPlan::
+// threaded_schedule). A root whose user is on another stream keeps its
+// stream. On the single-threaded queue every kernel runs on the caller.
+TEST_P(ExecutorTest, RootsFeedingTheEntryStreamRunOnTheStartingThread) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32", "i32"});
+  uint32_t here = f.AddKernel("test.on_starting_thread").set_stream(5).AddResult("i32");
+  uint32_t later = f.AddKernel("test.thread_add_one").AddArgument(0).AddResult("i32");
+  uint32_t sum = f.AddKernel("tfrt.add.i32").AddArgument(here).AddArgument(later).AddResult("i32");
+  uint32_t apart = f.AddKernel("test.on_starting_thread").set_stream(6).AddResult("i32");
+  uint32_t twice = f.AddKernel("tfrt.add.i32")
+                       .set_stream(6)
+                       .AddArgument(apart)
+                       .AddArgument(apart)
+                       .AddResult("i32");
+  f.Return({sum, twice});
+  auto program = Load(writer);
+  const BefFile& file = program->file();
+  ExecutionPlan plan(**file.GetFunctionInfo(file.FindFunction("f")->index));
+  ASSERT_FALSE(plan.straight_line);
+  const bool threaded = std::string_view(GetParam()) != "s";
+  starting_thread = std::this_thread::get_id();
+  for (int32_t x = 0; x < 20; ++x) {
+    AsyncValueRef<int32_t> argument = MakeAvailableAsyncValueRef<int32_t>(x);
+    auto results = Run(*program, "f", {argument.GetAsyncValue()});
+    EXPECT_EQ(I32(results[0]), x + 2);
+    EXPECT_EQ(I32(results[1]), threaded ? 0 : 2);
   }
   EXPECT_TRUE(diagnostics_.empty());
 }

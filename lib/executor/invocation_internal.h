@@ -248,10 +248,11 @@ class Invocation {
   }
 
  private:
-  Invocation(const BefProgram* program, const ExecutionPlan* plan,
-             const ExecutionContext& context, const FastPathPolicy& policy)
+  Invocation(const BefProgram* program, const ExecutionPlan* plan, const ExecutionContext& context,
+             const FastPathPolicy& policy)
       : program_(program),
         plan_(plan),
+        schedule_(plan->ScheduleFor(context.host()->work_queue().HasComputeThreads())),
         info_(plan->info),
         size_(Size(plan)),
         context_(&context),
@@ -359,7 +360,7 @@ class Invocation {
                                                  uint32_t kernel) {
     // A kernel with one operand is decremented once: no count needed. A
     // segment's kernel after its head runs with the head, counted by none.
-    const ExecutionPlan::Schedule& schedule = plan_->schedule[kernel];
+    const ExecutionPlan::Schedule& schedule = schedule_[kernel];
     if (schedule.counted == ExecutionPlan::kNotCounted) return;
     if (schedule.ready_count == 1 || Decrement(ready_counts_[kernel])) {
       Enqueue(queue, kernel, schedule.stream);
@@ -497,6 +498,9 @@ class Invocation {
 
   const BefProgram* program_;
   const ExecutionPlan* plan_;
+  // The plan's schedule for this invocation's queue (ExecutionPlan::
+  // ScheduleFor).
+  const ExecutionPlan::Schedule* schedule_;
   const FunctionInfo* info_;
   const size_t size_;  // of this allocation
   // The caller's context while the invocation is exclusive (Start is on

@@ -35,11 +35,11 @@ void Invocation::ProcessQueue(ReadyQueue& queue) {
       // Switch to the stream of the first outline kernel: its kernels
       // become the inline ones, the others stay outline, both in order (one
       // pass, no temporary buffer).
-      queue.stream = plan_->schedule[queue.outline_kernels.front()].stream;
+      queue.stream = schedule_[queue.outline_kernels.front()].stream;
       auto& outline = queue.outline_kernels;
       size_t kept = 0;
       for (uint32_t k : outline) {
-        if (plan_->schedule[k].stream == queue.stream) {
+        if (schedule_[k].stream == queue.stream) {
           queue.inline_kernels.push_back(k);
         } else {
           outline[kept++] = k;
@@ -62,9 +62,9 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
     // Usually one kernel, or a few: an insertion sort in place.
     for (size_t i = 1; i < outline.size(); ++i) {
       uint32_t kernel = outline[i];
-      uint32_t stream = plan_->schedule[kernel].stream;
+      uint32_t stream = schedule_[kernel].stream;
       size_t j = i;
-      for (; j > 0 && stream < plan_->schedule[outline[j - 1]].stream; --j) {
+      for (; j > 0 && stream < schedule_[outline[j - 1]].stream; --j) {
         outline[j] = outline[j - 1];
       }
       outline[j] = kernel;
@@ -74,28 +74,27 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
     // counting sort by stream, stable, in two passes.
     uint32_t max_stream = 0;
     for (uint32_t kernel : outline) {
-      max_stream = std::max(max_stream, plan_->schedule[kernel].stream);
+      max_stream = std::max(max_stream, schedule_[kernel].stream);
     }
     std::vector<uint32_t> order(outline.begin(), outline.end());
     if (max_stream <= 8 * outline.size()) {
       std::vector<uint32_t> starts(size_t{max_stream} + 2, 0);
-      for (uint32_t kernel : order) ++starts[plan_->schedule[kernel].stream + 1];
+      for (uint32_t kernel : order) ++starts[schedule_[kernel].stream + 1];
       for (size_t i = 1; i < starts.size(); ++i) starts[i] += starts[i - 1];
-      for (uint32_t kernel : order) outline[starts[plan_->schedule[kernel].stream]++] = kernel;
+      for (uint32_t kernel : order) outline[starts[schedule_[kernel].stream]++] = kernel;
     } else {
       // Sparse stream numbers: sort (stream, position) keys, which keeps
       // each stream's order without a merge sort's buffer.
       std::vector<uint64_t> keys(outline.size());
       for (size_t i = 0; i < outline.size(); ++i) {
-        keys[i] = uint64_t{plan_->schedule[outline[i]].stream} << 32 | i;
+        keys[i] = uint64_t{schedule_[outline[i]].stream} << 32 | i;
       }
       std::sort(keys.begin(), keys.end());
       for (size_t i = 0; i < keys.size(); ++i) outline[i] = order[keys[i] & 0xFFFFFFFF];
     }
   }
   HostContext* const host = context_->host();
-  if (outline.size() > 1 &&
-      plan_->schedule[outline.front()].stream != plan_->schedule[outline.back()].stream &&
+  if (outline.size() > 1 && schedule_[outline.front()].stream != schedule_[outline.back()].stream &&
       !policy_.traced() && host->work_queue().SupportsTaskRuns()) {
     // A queue of one thread: the streams' tasks, one after another in the
     // queue, as one task run (RunStreams).
@@ -112,7 +111,7 @@ void Invocation::FlushOutline(ReadyQueue& queue) {
   std::shared_ptr<const uint32_t[]> block;
   const uint32_t size = static_cast<uint32_t>(outline.size());
   for (uint32_t begin = 0; begin < size;) {
-    const uint32_t stream = plan_->schedule[outline[begin]].stream;
+    const uint32_t stream = schedule_[outline[begin]].stream;
     const uint32_t end = StreamGroupEnd(outline.data(), begin, size);
     BecomeConcurrent();
     AddRef();
@@ -145,9 +144,9 @@ std::shared_ptr<const uint32_t[]> Invocation::ShareKernels(std::span<const uint3
 }
 
 uint32_t Invocation::StreamGroupEnd(const uint32_t* kernels, uint32_t begin, uint32_t end) const {
-  const uint32_t stream = plan_->schedule[kernels[begin]].stream;
+  const uint32_t stream = schedule_[kernels[begin]].stream;
   uint32_t group_end = begin + 1;
-  while (group_end < end && plan_->schedule[kernels[group_end]].stream == stream) ++group_end;
+  while (group_end < end && schedule_[kernels[group_end]].stream == stream) ++group_end;
   return group_end;
 }
 
@@ -164,7 +163,7 @@ void Invocation::RunStreams(std::shared_ptr<const uint32_t[]> block, uint32_t be
   ready.steps = &steps;
   while (true) {
     const uint32_t stream_end = StreamGroupEnd(block.get(), begin, end);
-    ready.stream = plan_->schedule[block[begin]].stream;
+    ready.stream = schedule_[block[begin]].stream;
     ready.inline_kernels.assign(block.get() + begin, block.get() + stream_end);
     Process(ready);
     begin = stream_end;
