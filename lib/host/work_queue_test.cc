@@ -6,9 +6,9 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
-#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "bef/async/async_value_ref.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/host/tbb_arena.h"
 
 namespace bef {
 namespace {
@@ -585,6 +586,52 @@ TEST(MultiThreadedWorkQueueTest, RunPendingTaskRunsQueuedWorkOnTheCaller) {
   release.store(true);
   queue->Quiesce();
   EXPECT_FALSE(CreateWorkQueue("s").value()->RunPendingTask());
+}
+
+// The real arena, counting how often a runner is started on it (each
+// start is a oneTBB hand-off that may have to wake a thread).
+std::atomic<int> runner_starts{0};
+void CountingEnqueue(void* arena, void (*run)(void*), void* argument) {
+  runner_starts.fetch_add(1);
+  BefTbbArenaApiV1()->enqueue(arena, run, argument);
+}
+const BefTbbArenaApi* CountingArenaSource() {
+  static const BefTbbArenaApi api{BefTbbArenaApiV1()->create, &CountingEnqueue,
+                                  BefTbbArenaApiV1()->destroy};
+  return &api;
+}
+
+// Offers one parallel task `pause` after the previous one ran, 20 times;
+// returns how many of them started a runner.
+int RunnerStartsOfParallelTasks(ConcurrentWorkQueue& queue, std::chrono::microseconds pause) {
+  int started = 0;
+  for (int i = 0; i < 20; ++i) {
+    std::atomic<bool> ran{false};
+    const int before = runner_starts.load();
+    queue.AddParallelTask([&] { ran.store(true); });
+    while (!ran.load()) std::this_thread::yield();
+    queue.Quiesce();
+    started += runner_starts.load() != before;
+    const auto until = std::chrono::steady_clock::now() + pause;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+  return started;
+}
+
+// While kernels split their work, a runner that ran out of tasks stays a
+// moment for the next share instead of leaving the arena: a share offered
+// 20 us after the last one ran mostly finds it (no runner started); one
+// offered 5 ms later, after the split phase, starts a runner again (the
+// runner left: nothing spins between splits far apart).
+TEST(MultiThreadedWorkQueueTest, RunnersStayForTheNextShareWhileKernelsSplit) {
+  RegisterTbbArenaSource(&CountingArenaSource);
+  auto queue = CreateWorkQueue("mstd:2").value();
+  RegisterTbbArenaSource(&BefTbbArenaApiV1);
+  const int soon = RunnerStartsOfParallelTasks(*queue, std::chrono::microseconds(20));
+  EXPECT_LE(soon, 15) << "a runner was started for most shares offered 20 us apart";
+  const int late = RunnerStartsOfParallelTasks(*queue, std::chrono::milliseconds(5));
+  EXPECT_GE(late, 15) << "runners stayed between shares 5 ms apart";
 }
 
 }  // namespace
