@@ -50,6 +50,10 @@ struct BefConv2DShape {
   // tensor of the output's shape, the rows of this call), then max(., 0)
   // for the relu forms (ONNX's Conv, Add and Relu of a residual block).
   int64_t epilogue;
+  // The filter's extent in its last (output-channel) dimension: 0 for
+  // out_channels (a dense filter); more for a convolution of a range of a
+  // filter's output channels, `filter` pointing at the range's first.
+  int64_t filter_out_channels;
 };
 
 enum {
@@ -113,7 +117,7 @@ struct BefOneDnnApi {
 
 // The table, with a version in the name: a plugin from another build of the
 // interface is not found rather than called wrongly.
-const BefOneDnnApi* BefOneDnnApiV3();
+const BefOneDnnApi* BefOneDnnApiV4();
 
 }  // extern "C"
 

@@ -158,7 +158,16 @@ std::unique_ptr<Convolution> MakeConvolution(const BefConv2DShape& shape,
                                          shape.out_width};
   convolution->source = memory::desc(source_dims, memory::data_type::f32, tag::nhwc);
   convolution->destination = memory::desc(destination_dims, memory::data_type::f32, tag::nhwc);
-  convolution->user_weights = memory::desc(weights_dims, memory::data_type::f32, tag::hwio);
+  if (shape.filter_out_channels > shape.out_channels) {
+    // A range of a larger filter's output channels: HWIO with its pitch.
+    const int64_t pitch = shape.filter_out_channels;
+    convolution->user_weights =
+        memory::desc(weights_dims, memory::data_type::f32,
+                     memory::dims{1, pitch, shape.filter_width * shape.in_channels * pitch,
+                                  shape.in_channels * pitch});
+  } else {
+    convolution->user_weights = memory::desc(weights_dims, memory::data_type::f32, tag::hwio);
+  }
   const memory::desc any_weights(weights_dims, memory::data_type::f32, tag::any);
   dnnl::convolution_forward::desc description(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -387,6 +396,6 @@ const BefOneDnnApi kApi = {&Sgemm, &Conv2D, &PrepareFilter, &ReleaseFilter, &Max
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV3() {
+extern "C" __attribute__((visibility("default"))) const BefOneDnnApi* BefOneDnnApiV4() {
   return &kApi;
 }

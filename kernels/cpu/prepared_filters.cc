@@ -61,12 +61,14 @@ Cache& TheCache() {
 }  // namespace
 
 const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& shape,
-                           const BefOneDnnApi& onednn) {
+                           const BefOneDnnApi& onednn, int64_t first_channel) {
   const std::shared_ptr<const void>* owner =
       filter.buffer() ? filter.buffer()->constant_owner() : nullptr;
   if (owner == nullptr || *owner == nullptr) return nullptr;
-  const Key key{filter.data(), shape};
-  const int64_t bytes = static_cast<int64_t>(filter.DataSize());
+  const float* data = static_cast<const float*>(filter.data()) + first_channel;
+  const Key key{data, shape};
+  const int64_t bytes = shape.filter_height * shape.filter_width * shape.in_channels *
+                        shape.out_channels * static_cast<int64_t>(sizeof(float));
   Cache& cache = TheCache();
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -86,8 +88,7 @@ const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& 
   }
   void* prepared = nullptr;
   char error[512];
-  if (onednn.prepare_filter(&shape, static_cast<const float*>(filter.data()), &prepared, error,
-                            sizeof(error)) != 0) {
+  if (onednn.prepare_filter(&shape, data, &prepared, error, sizeof(error)) != 0) {
     return nullptr;  // the call reorders it then, and reports a real failure
   }
   std::lock_guard<std::mutex> lock(cache.mutex);

@@ -31,9 +31,12 @@ inline constexpr int64_t kCapacityBytes = int64_t{1} << 30;
 
 // The prepared form of `filter` for convolutions of `shape` (made now if
 // the filter is constant and there is room), or null: reorder per call.
-// A non-null result stays valid while `filter`'s buffer lives.
+// A non-null result stays valid while `filter`'s buffer lives. For a
+// convolution of a range of the filter's output channels (a part of a
+// split convolution: shape.filter_out_channels set), `first_channel` is the
+// range's first; each range is its own entry.
 const void* PreparedFilter(const DenseHostTensor& filter, const BefConv2DShape& shape,
-                           const BefOneDnnApi& onednn);
+                           const BefOneDnnApi& onednn, int64_t first_channel = 0);
 
 // The bytes of filters kept now (for tests and diagnostics).
 int64_t PreparedFilterBytes();

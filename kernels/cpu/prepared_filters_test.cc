@@ -52,6 +52,30 @@ TEST(PreparedFilters, AFilterIsPreparedOnceWhileItsImageLives) {
   EXPECT_EQ(live_filters, before + 1);
 }
 
+// The parts of a convolution split by output channels: each range of the
+// filter's channels is an entry of its own, prepared from its first
+// channel, and the whole filter's entry is a third.
+TEST(PreparedFilters, ChannelRangesOfAFilterAreEntriesOfTheirOwn) {
+  auto image = std::make_unique<Image>();
+  for (size_t i = 0; i < image->bytes->size(); ++i) (*image->bytes)[i] = static_cast<float>(i);
+  BefConv2DShape half = kShape;
+  half.out_channels = 8;
+  half.filter_out_channels = 16;
+  const void* whole = PreparedFilter(image->filter, kShape, kFakeOneDnn);
+  const int before = live_filters;  // (the miss above swept earlier tests' entries)
+  const auto* low = static_cast<const float*>(PreparedFilter(image->filter, half, kFakeOneDnn, 0));
+  const auto* high = static_cast<const float*>(PreparedFilter(image->filter, half, kFakeOneDnn, 8));
+  ASSERT_NE(low, nullptr);
+  ASSERT_NE(high, nullptr);
+  EXPECT_NE(low, high);
+  EXPECT_NE(whole, nullptr);
+  EXPECT_NE(whole, low);
+  EXPECT_EQ(low[0], 0.0f);   // prepared from channel 0
+  EXPECT_EQ(high[0], 8.0f);  // from channel 8
+  EXPECT_EQ(PreparedFilter(image->filter, half, kFakeOneDnn, 8), high);
+  EXPECT_EQ(live_filters, before + 2);
+}
+
 TEST(PreparedFilters, AFilterThatTensorsMayWriteIsNotKept) {
   std::vector<float> bytes(kFilterBytes / sizeof(float));
   DenseHostTensor filter(DType::kF32, TensorShape({3, 3, 16, 16}),

@@ -5,7 +5,9 @@
 // "same" and "valid" padding, strides 1 and 2 in each dimension, odd
 // padding split, bias, batch norm with and without relu; the large cases
 // (a [4, 16, 16, 8] convolution, a 70x130x50 and a 1x300x700 product) are
-// split over both threads on mstd:2, by images, rows and columns. Then the
+// split over both threads on mstd:2, by images, rows and columns, and a
+// convolution whose filter outweighs its input (without an epilogue, with
+// bias, with batch norm and relu) by output channels. Then the
 // training gradients (§4.8, §4.9): the convolution's two exactly, the batch
 // norm's within TFRT's test tolerance.
 // RUN: python3 %S/Inputs/eigen_btf.py %t.btf
@@ -145,6 +147,79 @@ func.func @conv_batch_norm_relu() {
   %c1 = "eigen.conv2d.batch_norm.relu.f32"(%x, %f, %scale, %offset, %mean, %variance, %out, %c0)
       {epsilon = 1.0 : f32, padding = "valid", strides = [2 : i64, 1 : i64]}
       : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// A filter of 3x3x32x72 on a 3x3x32 input: on mstd:2 two parts of 48 and
+// 24 output channels, each convolved into a buffer of its own and copied
+// into its channels of the output.
+// CHECK-LABEL: --- Running 'conv_by_output_channels':
+func.func @conv_by_output_channels() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 38
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 39
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 72 : i64]
+  %c1 = "eigen.conv2d.f32"(%x, %f, %out, %c0)
+      {padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %expected_index = tfrt.constant.i32 40
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_bias_by_output_channels':
+func.func @conv_bias_by_output_channels() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 38
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 39
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %bias_index = tfrt.constant.i32 41
+  %bias = "btf.read_dense_tensor.f32.1"(%path, %bias_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 72 : i64]
+  %c1 = "eigen.conv2d.bias.f32"(%x, %f, %bias, %out, %c0)
+      {padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %expected_index = tfrt.constant.i32 42
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
+  %printed = tfrt.print.i1 %equal, %cmp
+  tfrt.return
+}
+// CHECK-NEXT: int1 = 1
+
+// CHECK-LABEL: --- Running 'conv_batch_norm_relu_by_output_channels':
+func.func @conv_batch_norm_relu_by_output_channels() {
+  %c0 = tfrt.new.chain
+  %path = "tfrt_test.get_string"() {value = "PATH"} : () -> !tfrt.string
+  %x_index = tfrt.constant.i32 38
+  %x = "btf.read_dense_tensor.f32.4"(%path, %x_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %f_index = tfrt.constant.i32 39
+  %f = "btf.read_dense_tensor.f32.4"(%path, %f_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %scale_index = tfrt.constant.i32 43
+  %scale = "btf.read_dense_tensor.f32.1"(%path, %scale_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %offset_index = tfrt.constant.i32 44
+  %offset = "btf.read_dense_tensor.f32.1"(%path, %offset_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %mean_index = tfrt.constant.i32 45
+  %mean = "btf.read_dense_tensor.f32.1"(%path, %mean_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %variance_index = tfrt.constant.i32 46
+  %variance = "btf.read_dense_tensor.f32.1"(%path, %variance_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
+  %out = tfrt_dht.create_uninitialized_tensor.f32.4 [1 : i64, 3 : i64, 3 : i64, 72 : i64]
+  %c1 = "eigen.conv2d.batch_norm.relu.f32"(%x, %f, %scale, %offset, %mean, %variance, %out, %c0)
+      {epsilon = 1.0 : f32, padding = "same", strides = [1 : i64, 1 : i64]}
+      : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> !tfrt.chain
+  %expected_index = tfrt.constant.i32 47
+  %expected = "btf.read_dense_tensor.f32.4"(%path, %expected_index) : (!tfrt.string, i32) -> !tfrt_tensor.tensor
   %equal, %cmp = "tfrt_dht.tensor_equal.f32"(%expected, %out, %c1) : (!tfrt_tensor.tensor, !tfrt_tensor.tensor, !tfrt.chain) -> (i1, !tfrt.chain)
   %printed = tfrt.print.i1 %equal, %cmp
   tfrt.return

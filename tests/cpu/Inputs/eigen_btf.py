@@ -135,6 +135,16 @@ def build():
     gamma = ints((5,), 1, 4)
     bn_mean = ints((5,), -2, 2)
     bn_variance = ints((5,), 1, 9)
+    # A filter larger than its input, 72 output channels (4.5 blocks of
+    # 16): split by output channels on mstd:2.
+    small_x = ints((1, 3, 3, 32))
+    wide_f = ints((3, 3, 32, 72))
+    wide_conv = conv2d(small_x, wide_f, (1, 1), "same")
+    wide_bias = ints((72,), -9, 9)
+    wide_scale = ints((72,), 1, 4)
+    wide_offset = ints((72,), -5, 5)
+    wide_mean = ints((72,), -20, 20)
+    wide_variance = ints((72,), 0, 8)
     return [
         x,                                              # 0
         f1,                                             # 1
@@ -157,6 +167,10 @@ def build():
         *batch_norm_grad(bn_dy, bn_x, gamma, bn_mean, bn_variance, 0.5),  # 31-33
         one_x, conv2d(one_x, big_f, (1, 1), "same"),    # 34-35
         three_x, conv2d(three_x, big_f, (2, 2), "same"),  # 36-37
+        small_x, wide_f, wide_conv,                     # 38-40
+        wide_bias, wide_conv + wide_bias,               # 41-42
+        wide_scale, wide_offset, wide_mean, wide_variance,  # 43-46
+        batch_norm(wide_conv, wide_scale, wide_offset, wide_mean, wide_variance, 1.0, True),  # 47
     ]
 
 
