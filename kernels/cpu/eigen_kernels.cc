@@ -149,7 +149,8 @@ BefConv2DShape ConvShape(const std::vector<int64_t>& in, const std::vector<int64
                         .pad_left = columns.before,
                         .pad_right = columns.after,
                         .epilogue = kBefConvEpilogueNone,
-                        .filter_out_channels = 0};
+                        .filter_out_channels = 0,
+                        .algorithms = kBefConvAlgorithmDirect};
 }
 
 // The convolution of input [N, H, W, IC] with filter [KH, KW, FC, OC]
@@ -593,6 +594,9 @@ absl::StatusOr<ConvolutionWork> PrepareOnnxConvolution(
   ConvolutionWork work;
   work.shape = ConvShape(in, weights, strides, ConvWindow{out[0], pads[0], pads[2]},
                          ConvWindow{out[1], pads[1], pads[3]});
+  // An ONNX model's convolutions may round as Winograd's do where it is
+  // faster (ONNX Runtime's own kernels differ from a direct sum too).
+  work.shape.algorithms = kBefConvAlgorithmFastest;
   const std::vector<int64_t> expected = OutputDims(work.shape);
   if (output.shape().dims() != expected) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -56,7 +56,7 @@ std::vector<std::string> Candidates() {
 }
 
 absl::StatusOr<const BefOneDnnApi*> Load() {
-  absl::StatusOr<void*> entry = LoadPluginEntry(Candidates(), "BefOneDnnApiV4");
+  absl::StatusOr<void*> entry = LoadPluginEntry(Candidates(), "BefOneDnnApiV5");
   if (!entry.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot load ", kPluginName, ", the oneDNN plugin of the CPU kernels (apt-get install "

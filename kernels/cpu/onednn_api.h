@@ -54,6 +54,10 @@ struct BefConv2DShape {
   // out_channels (a dense filter); more for a convolution of a range of a
   // filter's output channels, `filter` pointing at the range's first.
   int64_t filter_out_channels;
+  // Which algorithms may compute it (one of kBefConvAlgorithm*): a direct
+  // sum only, or also one that rounds differently (Winograd's, with
+  // relative errors near 1e-6 against a direct sum's) where it is faster.
+  int64_t algorithms;
 };
 
 enum {
@@ -64,6 +68,17 @@ enum {
   kBefConvEpilogueBiasRelu = 4,           // {bias}, then relu
   kBefConvEpilogueBiasAddend = 5,         // {bias, addend}
   kBefConvEpilogueBiasAddendRelu = 6,     // {bias, addend}, then relu
+};
+
+enum {
+  // A direct sum of products (TFRT's eigen.* kernels: results as TFRT's).
+  kBefConvAlgorithmDirect = 0,
+  // The faster of the direct convolution and oneDNN's Winograd (3x3
+  // filters, stride 1, a bias or an addend as the epilogue), measured once
+  // per shape when its primitive is made (ONNX models).
+  kBefConvAlgorithmFastest = 1,
+  // Winograd wherever oneDNN has it for the shape, unmeasured (tests).
+  kBefConvAlgorithmWinogradWhereAvailable = 2,
 };
 
 // A 2-D max pooling of NHWC activations with explicit padding (positions
@@ -94,21 +109,29 @@ struct BefOneDnnApi {
                size_t error_size);
   // output = conv2d(input, filter) for `shape` (input [N, H, W, IC],
   // filter [KH, KW, IC, OC], output [N, OH, OW, OC], all dense). The
-  // primitive for a shape is made once per thread. The filter is
-  // reordered into the layout the fastest implementation wants on every
-  // call, unless `prepared` (from prepare_filter, or null) holds it in
-  // that layout already.
+  // primitive for a shape is made once per process, on its first call. The
+  // filter is reordered into the layout that primitive wants on every
+  // call, unless `prepared` (from prepare_filter, or null) is given: it
+  // keeps the filter in each layout its calls have wanted (up to 4: the
+  // parts of a split convolution may want a layout of their own, as
+  // Winograd's 2x3 and 4x3 kernels do), reordered on the first call that
+  // wants it.
   // `epilogue` holds shape->epilogue's vectors (null for none).
   int (*conv2d)(const BefConv2DShape* shape, const float* input, const float* filter,
                 const void* prepared, const float* const* epilogue, float* output, char* error,
                 size_t error_size);
-  // The filter reordered once, for convolutions of `shape` and of shapes
-  // whose primitive wants the same layout (the parts of one split
-  // convolution): *prepared is set, and belongs to the caller until
-  // release_filter. Any thread may use it, several at once.
+  // The filter reordered once, for convolutions of `shape` and of its
+  // parts (the same filter, or for a part of a split by output channels,
+  // the same range of it): *prepared is set, and belongs to the caller
+  // until release_filter. Any thread may use it, several at once.
   int (*prepare_filter)(const BefConv2DShape* shape, const float* filter, void** prepared,
                         char* error, size_t error_size);
   void (*release_filter)(void* prepared);
+  // The oneDNN implementation that computes convolutions of `shape` (its
+  // name, as DNNL_VERBOSE prints it: "brgconv:avx512_core",
+  // "jit_wino_4x3:avx512_core"), making its primitive if needed; null after
+  // a failure, with the message in `error`.
+  const char* (*conv2d_implementation)(const BefConv2DShape* shape, char* error, size_t error_size);
   // output [N, OH, OW, C] = max pooling of input [N, H, W, C] for `shape`
   // (a primitive per shape and thread, as for conv2d).
   int (*max_pool)(const BefPool2DShape* shape, const float* input, float* output, char* error,
@@ -117,7 +140,7 @@ struct BefOneDnnApi {
 
 // The table, with a version in the name: a plugin from another build of the
 // interface is not found rather than called wrongly.
-const BefOneDnnApi* BefOneDnnApiV4();
+const BefOneDnnApi* BefOneDnnApiV5();
 
 }  // extern "C"
 
