@@ -234,24 +234,35 @@ struct ConvolutionWork {
   int64_t ImageInput() const { return shape.height * shape.width * shape.in_channels; }
   int64_t RowOutput() const { return shape.out_width * shape.out_channels; }
 
-  absl::Status Call(const BefConv2DShape& part, const float* in, float* out) const {
-    // The epilogue's vectors, in the order onednn_api.h gives them.
-    const float* vectors[3] = {nullptr, nullptr, nullptr};
+  // The epilogue's vectors in the order onednn_api.h gives them, for
+  // output channels from `first_channel` on, with `call_addend` the
+  // addend of the call's output.
+  void EpilogueVectors(int64_t first_channel, const float* call_addend,
+                       const float* vectors[3]) const {
+    vectors[0] = vectors[1] = vectors[2] = nullptr;
     switch (shape.epilogue) {
+      case kBefConvEpilogueNone:
+        break;
       case kBefConvEpilogueBatchNorm:
       case kBefConvEpilogueBatchNormRelu:
-        vectors[0] = mean.data();
-        vectors[1] = factor.data();
-        vectors[2] = offset.data();
+        vectors[0] = mean.data() + first_channel;
+        vectors[1] = factor.data() + first_channel;
+        vectors[2] = offset.data() + first_channel;
         break;
       case kBefConvEpilogueBiasAddend:
       case kBefConvEpilogueBiasAddendRelu:
-        vectors[0] = offset.data();
-        vectors[1] = addend + (out - output);  // this call's rows
+        vectors[0] = offset.data() + first_channel;
+        vectors[1] = call_addend;
         break;
       default:
-        vectors[0] = offset.data();
+        vectors[0] = offset.data() + first_channel;
     }
+  }
+
+  absl::Status Call(const BefConv2DShape& part, const float* in, float* out) const {
+    const float* vectors[3];
+    // The addend of this call's rows.
+    EpilogueVectors(0, addend != nullptr ? addend + (out - output) : nullptr, vectors);
     char error[512];
     if (onednn->conv2d(&part, in, filter, prepared_filter, vectors, out, error,
                        sizeof(error)) != 0) {
@@ -310,28 +321,15 @@ struct ConvolutionWork {
     thread_local std::vector<float> buffer;
     if (buffer.size() < static_cast<size_t>(positions * width)) buffer.resize(positions * width);
     float* const part_output = buffer.data();
-    const float* vectors[3] = {nullptr, nullptr, nullptr};
-    switch (shape.epilogue) {
-      case kBefConvEpilogueBatchNorm:
-      case kBefConvEpilogueBatchNormRelu:
-        vectors[0] = mean.data() + first;
-        vectors[1] = factor.data() + first;
-        vectors[2] = offset.data() + first;
-        break;
-      case kBefConvEpilogueBiasAddend:
-      case kBefConvEpilogueBiasAddendRelu:
-        for (int64_t position = 0; position < positions; ++position) {
-          std::copy_n(addend + position * shape.out_channels + first, width,
-                      part_output + position * width);
-        }
-        vectors[0] = offset.data() + first;
-        vectors[1] = part_output;  // the addend, in the output already
-        break;
-      case kBefConvEpilogueNone:
-        break;
-      default:
-        vectors[0] = offset.data() + first;
+    if (addend != nullptr) {
+      // The addend's channels, into the buffer the part's output goes to.
+      for (int64_t position = 0; position < positions; ++position) {
+        std::copy_n(addend + position * shape.out_channels + first, width,
+                    part_output + position * width);
+      }
     }
+    const float* vectors[3];
+    EpilogueVectors(first, part_output, vectors);
     const void* prepared =
         filter_tensor != nullptr ? PreparedFilter(*filter_tensor, part, *onednn, first) : nullptr;
     char error[512];

@@ -14,9 +14,11 @@
 //
 // Bounded: every miss sweeps out the stale entries (so a server that loads
 // and unloads models keeps at most the filters of the images it had at its
-// last miss), at most kCapacityBytes of reordered filters are kept, and a
-// filter that does not fit is reordered per call. One lock, taken once per convolution (work of microseconds to
-// milliseconds) and never while reordering.
+// last miss), at most kCapacityBytes of filters are kept (counted at the
+// filter's own size: the plugin keeps each in the layouts its calls want,
+// up to 4, and Winograd's layout of a 3x3 filter takes up to 4x its size),
+// and a filter that does not fit is reordered per call. One lock, taken once per convolution (work
+// of microseconds to milliseconds) and never while reordering.
 #ifndef BEF_KERNELS_CPU_PREPARED_FILTERS_H_
 #define BEF_KERNELS_CPU_PREPARED_FILTERS_H_
 
