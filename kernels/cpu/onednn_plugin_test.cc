@@ -83,17 +83,16 @@ struct Case {
                   2);
   }
 
-  // Winograd's result against the direct one.
-  void Check(int64_t epilogue) const {
+  // Winograd's result against the direct one; true when Winograd ran.
+  bool Check(int64_t epilogue) const {
     Case with = *this;
     with.shape.epilogue = epilogue;
     std::string implementation;
     const std::vector<float> winograd =
         with.Run(kBefConvAlgorithmWinogradWhereAvailable, nullptr, &implementation);
     const std::vector<float> direct = with.Run(kBefConvAlgorithmDirect);
-    if (CpuHasWinograd())
-      EXPECT_NE(implementation.find("wino"), std::string::npos) << implementation;
     EXPECT_LE(RelativeError(winograd, direct), 1e-5) << implementation << ", epilogue " << epilogue;
+    return implementation.find("wino") != std::string::npos;
   }
 };
 
@@ -132,17 +131,22 @@ std::vector<Case> Cases() {
 }
 
 TEST(OneDnnWinograd, AgreesWithTheDirectConvolution) {
+  // oneDNN picks its kernels by the CPU's caches too: on an AVX-512 CPU at
+  // least some of these shapes run by Winograd (all of them on this
+  // project's VMs).
+  int winograd_runs = 0;
   for (const Case& convolution : Cases()) {
     for (int64_t epilogue : {kBefConvEpilogueNone, kBefConvEpilogueBias, kBefConvEpilogueBiasRelu,
                              kBefConvEpilogueBiasAddend, kBefConvEpilogueBiasAddendRelu}) {
       SCOPED_TRACE(testing::Message() << "rows " << convolution.shape.out_height << ", channels "
                                       << convolution.shape.out_channels);
-      convolution.Check(epilogue);
+      winograd_runs += convolution.Check(epilogue);
       Case in_place = convolution;
       in_place.addend_in_place = true;
-      if (epilogue >= kBefConvEpilogueBiasAddend) in_place.Check(epilogue);
+      if (epilogue >= kBefConvEpilogueBiasAddend) winograd_runs += in_place.Check(epilogue);
     }
   }
+  if (CpuHasWinograd()) EXPECT_GT(winograd_runs, 0);
 }
 
 // One prepared filter serves convolutions that want different layouts
