@@ -120,10 +120,12 @@ struct BefOneDnnApi {
   int (*conv2d)(const BefConv2DShape* shape, const float* input, const float* filter,
                 const void* prepared, const float* const* epilogue, float* output, char* error,
                 size_t error_size);
-  // The filter reordered once, for convolutions of `shape` and of its
-  // parts (the same filter, or for a part of a split by output channels,
-  // the same range of it): *prepared is set, and belongs to the caller
-  // until release_filter. Any thread may use it, several at once.
+  // A holder of the filter reordered once per layout, for convolutions of
+  // `shape` and of its parts (the same filter, or for a part of a split by
+  // output channels, the same range of it): *prepared is set, empty (each
+  // layout is reordered by the first conv2d call that wants it), and
+  // belongs to the caller until release_filter. Any thread may use it,
+  // several at once; `filter` must stay unchanged while it is kept.
   int (*prepare_filter)(const BefConv2DShape* shape, const float* filter, void** prepared,
                         char* error, size_t error_size);
   void (*release_filter)(void* prepared);

@@ -536,8 +536,8 @@ void ReorderFilter(const Convolution& convolution, ThreadState& state, const flo
   state.stream.wait();
 }
 
-// A filter in the layouts its convolutions want: the first made by
-// prepare_filter, the others by the first call that wants each. A call
+// A filter in the layouts its convolutions want, each reordered by the
+// first call that wants it (prepare_filter makes an empty one). A call
 // finds its layout without a lock: a layout is published (count's release
 // store) only once written, and never changes or goes while the filter is
 // prepared.
@@ -582,7 +582,7 @@ class PreparedFilter {
 
 // Nothing is reordered yet: each layout on the first call that wants it
 // (a convolution split by output channels never runs its whole shape, and
-// a reorder into Winograd's layout takes 5-20 ms for a ResNet filter).
+// a reorder into Winograd's layout takes 5-50 ms for a ResNet filter).
 int PrepareFilter(const BefConv2DShape*, const float*, void** prepared, char*, size_t) {
   *prepared = new PreparedFilter;
   return 0;
