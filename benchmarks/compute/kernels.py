@@ -18,7 +18,9 @@ on every shape (benchmarks/compute/libraries.cc, one thread, the median
 of 3 calls); medians and ranges over the rounds, and our `s` median over
 oneDNN's.
 
-usage: kernels.py BIN_DIR [ROUNDS] [--no-library]
+usage: kernels.py BIN_DIR [ROUNDS] [--no-library] [--only=PREFIX]
+  --only=PREFIX runs the rows whose name starts with PREFIX ("gemm",
+  "conv layer1").
   BIN_DIR holds tools/mlir-to-bef and tools/bef_executor (bazel-bin of an
   --config=opt build) and kernels/cpu/libbef_onednn.so.
 """
@@ -145,6 +147,9 @@ def main():
                       lambda count, a=(m, k, n): gemm_program(*a, count),
                       max(2000, min(200000, int(4e10 / flops)))))
 
+    only = [a[len("--only="):] for a in sys.argv[1:] if a.startswith("--only=")]
+    if only:
+        cases = [case for case in cases if case[0].startswith(only[-1])]
     programs = []
     for name, flops, make, long_count in cases:
         short_count = max(1, long_count // 5)

@@ -46,6 +46,7 @@
 #include "kernels/cpu/output_rows.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/prepared_filters.h"
+#include "kernels/cpu/small_matmul.h"
 #include "kernels/cpu/tensor_access.h"
 
 namespace bef {
@@ -60,12 +61,14 @@ using cpu_kernels::ForEachOutputRowRun;
 using cpu_kernels::InputRows;
 using cpu_kernels::InputRowsOf;
 using cpu_kernels::kMinimumTaskWork;
+using cpu_kernels::kSmallMatMulWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::MaxPoolPositions;
 using cpu_kernels::OneDnn;
 using cpu_kernels::PooledSize;
 using cpu_kernels::PreparedFilter;
 using cpu_kernels::SamePoolPadding;
+using cpu_kernels::SmallMatMul;
 using cpu_kernels::WorkProduct;
 using cpu_kernels::WritableElements;
 using cpu_kernels::ZeroPad;
@@ -714,6 +717,13 @@ absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor>
     }
     return Chain();
   }
+  const float* left = Elements<float>(*a);
+  const float* right = Elements<float>(*b);
+  if (WorkProduct({m, n, k}) <= kSmallMatMulWork &&
+      SmallMatMul(m, n, k, scale, left, k, right, n, keep, out, n)) {
+    // Too small for oneDNN's call to pay (small_matmul.h).
+    return Chain();
+  }
   BEF_ASSIGN_OR_RETURN(const BefOneDnnApi* onednn, OneDnn());
   struct Product {
     const BefOneDnnApi* onednn;
@@ -745,9 +755,8 @@ absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor>
   const int64_t work_per_part = by_rows ? n * k : m * k;
   const int64_t min_block =
       std::max<int64_t>(1, kMinimumTaskWork / std::max<int64_t>(work_per_part, 1));
-  BEF_RETURN_IF_ERROR(ParallelFor(host, parts_of, min_block,
-                                  Product{onednn, Elements<float>(*a), Elements<float>(*b), out, m,
-                                          n, k, scale, keep, by_rows}));
+  BEF_RETURN_IF_ERROR(ParallelFor(
+      host, parts_of, min_block, Product{onednn, left, right, out, m, n, k, scale, keep, by_rows}));
   return Chain();
 }
 
