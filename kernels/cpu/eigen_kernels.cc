@@ -61,7 +61,6 @@ using cpu_kernels::ForEachOutputRowRun;
 using cpu_kernels::InputRows;
 using cpu_kernels::InputRowsOf;
 using cpu_kernels::kMinimumTaskWork;
-using cpu_kernels::kSmallMatMulWork;
 using cpu_kernels::MaxPoolGeometry;
 using cpu_kernels::MaxPoolPositions;
 using cpu_kernels::OneDnn;
@@ -719,8 +718,7 @@ absl::StatusOr<Chain> MatMulF32(Argument<float> alpha, Argument<DenseHostTensor>
   }
   const float* left = Elements<float>(*a);
   const float* right = Elements<float>(*b);
-  if (WorkProduct({m, n, k}) <= kSmallMatMulWork &&
-      SmallMatMul(m, n, k, scale, left, k, right, n, keep, out, n)) {
+  if (SmallMatMul(m, n, k, scale, left, k, right, n, keep, out, n)) {
     // Too small for oneDNN's call to pay (small_matmul.h).
     return Chain();
   }

@@ -4,13 +4,15 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+
+#include "kernels/cpu/tensor_access.h"
 
 namespace bef::cpu_kernels {
 namespace {
 
 constexpr int kLanes = 16;                 // floats in an AVX-512 vector
-constexpr int kMaxPanelVectors = 2;        // vectors of columns per panel
 constexpr int kMaxPanelSums = 8;           // rows times vectors of a panel
 constexpr int kWantedIndependentSums = 8;  // FMA latency (4) times its throughput (2)
 
@@ -40,18 +42,21 @@ template <int kRows, int kVectors>
   }
 }
 
-// C[kRows, columns] of one panel: `last` masks the columns of its last
-// vector (all 16 for a full one).
+// C[kRows, width] of one panel of kVectors vectors (width <= 16 kVectors:
+// the vectors past the width are masked off whole).
 template <int kRows, int kVectors>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void Panel(int64_t k, float alpha,
                                                                  const float* a, int64_t lda,
                                                                  const float* b, int64_t ldb,
                                                                  float beta, float* c, int64_t ldc,
-                                                                 __mmask16 last) {
+                                                                 int64_t width) {
   constexpr int kUnroll = Unroll(kRows, kVectors);
   __mmask16 masks[kVectors];
 #pragma GCC unroll 8
-  for (int v = 0; v < kVectors; ++v) masks[v] = v + 1 == kVectors ? last : __mmask16{0xFFFF};
+  for (int v = 0; v < kVectors; ++v) {
+    const int64_t lanes = std::clamp<int64_t>(width - v * kLanes, 0, kLanes);
+    masks[v] = static_cast<__mmask16>((uint32_t{1} << lanes) - 1);
+  }
   __m512 sums[kUnroll][kRows][kVectors];
 #pragma GCC unroll 8
   for (int u = 0; u < kUnroll; ++u) {
@@ -88,62 +93,88 @@ template <int kRows, int kVectors>
   }
 }
 
-// The panels of `rows` (< kRows) rows: the one of exactly that height.
+// The panel of the `rows` (< kRows) rows left.
 template <int kVectors, int kRows>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void LastPanel(
     int64_t rows, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-    float beta, float* c, int64_t ldc, __mmask16 last) {
+    float beta, float* c, int64_t ldc, int64_t width) {
   if constexpr (kRows > 0) {
     if (rows == kRows) {
-      Panel<kRows, kVectors>(k, alpha, a, lda, b, ldb, beta, c, ldc, last);
+      Panel<kRows, kVectors>(k, alpha, a, lda, b, ldb, beta, c, ldc, width);
       return;
     }
-    LastPanel<kVectors, kRows - 1>(rows, k, alpha, a, lda, b, ldb, beta, c, ldc, last);
+    LastPanel<kVectors, kRows - 1>(rows, k, alpha, a, lda, b, ldb, beta, c, ldc, width);
   }
 }
 
-// Every row of C in one column panel of kVectors vectors: panels as tall
-// as kMaxPanelSums registers of sums allow (8 rows of one vector, 4 of
-// two), then one for the rows left.
+// Every row of C in one column panel of `width` columns (at most 16
+// kVectors): panels of kMaxPanelSums / kVectors rows, then one of the rows
+// left.
 template <int kVectors>
-[[gnu::target("avx512f"), gnu::always_inline]] inline void ColumnPanel(
-    int64_t m, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-    float beta, float* c, int64_t ldc, __mmask16 last) {
+[[gnu::target("avx512f")]] void ColumnPanel(int64_t m, int64_t k, float alpha, const float* a,
+                                            int64_t lda, const float* b, int64_t ldb, float beta,
+                                            float* c, int64_t ldc, int64_t width) {
   constexpr int kRows = kMaxPanelSums / kVectors;
   int64_t i = 0;
   for (; i + kRows <= m; i += kRows) {
-    Panel<kRows, kVectors>(k, alpha, a + i * lda, lda, b, ldb, beta, c + i * ldc, ldc, last);
+    Panel<kRows, kVectors>(k, alpha, a + i * lda, lda, b, ldb, beta, c + i * ldc, ldc, width);
   }
   LastPanel<kVectors, kRows - 1>(m - i, k, alpha, a + i * lda, lda, b, ldb, beta, c + i * ldc, ldc,
-                                 last);
+                                 width);
 }
 
-[[gnu::target("avx512f")]] void SmallMatMulAvx512(int64_t m, int64_t n, int64_t k, float alpha,
-                                                  const float* a, int64_t lda, const float* b,
-                                                  int64_t ldb, float beta, float* c, int64_t ldc) {
-  constexpr int64_t kPanelWidth = kMaxPanelVectors * kLanes;
-  // Column panels outside, rows inside: a panel's columns of B (k x 32
-  // floats) stay in the cache for every row of C.
-  for (int64_t j = 0; j < n; j += kPanelWidth) {
-    const int64_t width = std::min(kPanelWidth, n - j);
-    const int last_width = static_cast<int>(width > kLanes ? width - kLanes : width);
-    const __mmask16 last = static_cast<__mmask16>((1u << last_width) - 1);
-    if (width > kLanes) {
-      ColumnPanel<2>(m, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, last);
-    } else {
-      ColumnPanel<1>(m, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, last);
+// The panel shape for m rows and n columns: rows times vectors is
+// kMaxPanelSums (8 registers of sums); each step of the inner dimension
+// loads a panel's vectors of B and broadcasts one element of A per row,
+// so the squarer panel loads less (4x2: 6 loads for 8 multiply-adds; 8x1:
+// 9), and a panel has the rows and columns there are: a 1-row product
+// (a batch-1 layer) takes up to 4 vectors of a row of B at once (its sums
+// then unrolled in two).
+int PanelVectors(int64_t m, int64_t n) {
+  const int64_t vectors = (n + kLanes - 1) / kLanes;
+  const int64_t rows = m >= kMaxPanelSums ? (vectors >= 2 ? 4 : kMaxPanelSums)
+                                          : std::bit_floor(static_cast<uint64_t>(m));
+  return static_cast<int>(
+      std::min<uint64_t>(kMaxPanelSums / rows, std::bit_ceil(static_cast<uint64_t>(vectors))));
+}
+
+void SmallMatMulAvx512(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                       const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const int vectors = PanelVectors(m, n);
+  const int64_t panel_width = vectors * kLanes;
+  // Column panels outside, rows inside: a panel's columns of B (k rows of
+  // up to 64 floats) stay in the cache for every row of C.
+  for (int64_t j = 0; j < n; j += panel_width) {
+    const int64_t width = std::min(panel_width, n - j);
+    // The last panel as narrow as its columns allow.
+    const int64_t panel_vectors = std::min<int64_t>(
+        vectors, std::bit_ceil(static_cast<uint64_t>((width + kLanes - 1) / kLanes)));
+    switch (panel_vectors) {
+      case 4:
+        ColumnPanel<4>(m, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, width);
+        break;
+      case 2:
+        ColumnPanel<2>(m, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, width);
+        break;
+      default:
+        ColumnPanel<1>(m, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, width);
+        break;
     }
   }
 }
 
-static_assert(kMaxPanelVectors == 2, "SmallMatMulAvx512 covers panels of one and two vectors");
+// Panels of 1, 2 and 4 vectors cover every width computed here.
+static_assert(kSmallMatMulMaxColumns <= 4 * kLanes && kMaxPanelSums == 8);
 
 }  // namespace
 
 bool SmallMatMul(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  static const bool kHasAvx512 = __builtin_cpu_supports("avx512f");
-  if (!kHasAvx512) return false;
+  static const bool has_avx512 = __builtin_cpu_supports("avx512f");
+  if (!has_avx512 || n > kSmallMatMulMaxColumns ||
+      WorkProduct({m, (n + kLanes - 1) / kLanes, k}) > kSmallMatMulVectorWork) {
+    return false;
+  }
   SmallMatMulAvx512(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   return true;
 }

@@ -75,16 +75,30 @@ void ExpectMatchesReference(const Shape& shape, std::mt19937& random) {
 TEST(SmallMatMul, EveryPanelShapeMatchesTheSumsInDouble) {
   if (!HasAvx512()) GTEST_SKIP() << "no AVX-512F: eigen.matmul.f32 uses oneDNN for every size";
   std::mt19937 random(7);
-  // Rows 1-9 cover full 4-row panels and every remainder; columns up to 70
-  // cover one and two vectors, full and masked, and several column panels;
-  // inner sizes cover the unrolled loop and its remainder.
-  for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9}) {
-    for (int64_t n : {1, 2, 10, 15, 16, 17, 31, 32, 33, 64, 70}) {
-      for (int64_t k : {1, 2, 3, 4, 5, 13, 256}) {
+  // Rows 1-17 cover every panel shape (1 row of up to 4 vectors, 2 of 4, 4
+  // of 2, 8 of 1) and the rows left after full panels; columns up to 64
+  // cover full and masked vectors, vectors masked off whole in a panel
+  // (50 columns: 4 vectors for 1 row), and several column panels; inner
+  // sizes cover the unrolled loop and its remainder.
+  for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 17}) {
+    for (int64_t n : {1, 2, 10, 15, 16, 17, 31, 32, 33, 48, 50, 64}) {
+      for (int64_t k : {1, 2, 3, 4, 5, 13, 24}) {
         ExpectMatchesReference({m, n, k, /*pad=*/0, 1.0f, 0.0f}, random);
       }
     }
   }
+}
+
+TEST(SmallMatMul, LeavesLargerProductsToTheLibrary) {
+  if (!HasAvx512()) GTEST_SKIP() << "no AVX-512F";
+  std::vector<float> a(8 * 8192, 1.0f), b(8192 * 65, 1.0f), c(8 * 65, 5.0f);
+  // More than 64 columns; more vector multiply-adds than the limit (a
+  // 1-column product counts a vector per column).
+  EXPECT_FALSE(SmallMatMul(1, 65, 1, 1.0f, a.data(), 1, b.data(), 65, 0.0f, c.data(), 65));
+  EXPECT_FALSE(SmallMatMul(8, 1, 8192, 1.0f, a.data(), 8192, b.data(), 1, 0.0f, c.data(), 1));
+  EXPECT_FALSE(SmallMatMul(2, 64, 513, 1.0f, a.data(), 513, b.data(), 64, 0.0f, c.data(), 64));
+  for (float x : c) EXPECT_EQ(x, 5.0f) << "written though refused";
+  EXPECT_TRUE(SmallMatMul(2, 64, 512, 1.0f, a.data(), 512, b.data(), 64, 0.0f, c.data(), 64));
 }
 
 TEST(SmallMatMul, AlphaBetaAndLeadingDimensions) {
