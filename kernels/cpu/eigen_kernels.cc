@@ -199,6 +199,9 @@ absl::Status CheckChannelVector(const DenseHostTensor& vector, std::string_view 
 // Output channels go to a part of a convolution split by channels in
 // blocks of 16 (oneDNN's AVX-512 blocking of output channels).
 constexpr int64_t kChannelBlock = 16;
+// The most floats a thread keeps of its channel part's buffer between
+// convolutions (1 MiB): above it the buffer is freed after each part.
+constexpr size_t kKeptChannelBuffer = size_t{1} << 18;
 
 // The shared state of one convolution's parts (ParallelFor returns when
 // every part has run, so the operands outlive them): the operands and the
@@ -320,6 +323,8 @@ struct ConvolutionWork {
     part.out_channels = width;
     part.filter_out_channels = shape.out_channels;
     const int64_t positions = shape.batch * shape.out_height * shape.out_width;
+    // The thread's buffer, kept between calls up to kKeptChannelBuffer
+    // floats (a batch-8 ResNet-18's largest part is about 100Ki).
     thread_local std::vector<float> buffer;
     if (buffer.size() < static_cast<size_t>(positions * width)) buffer.resize(positions * width);
     float* const part_output = buffer.data();
@@ -342,6 +347,10 @@ struct ConvolutionWork {
     for (int64_t position = 0; position < positions; ++position) {
       std::copy_n(part_output + position * width, width,
                   output + position * shape.out_channels + first);
+    }
+    if (buffer.capacity() > kKeptChannelBuffer) {
+      // A large model's part: given back, not held for the thread's life.
+      std::vector<float>().swap(buffer);
     }
     return absl::OkStatus();
   }
