@@ -20,8 +20,16 @@ void DeferredStepRunner::FinishAsyncCallSlowly(ReadyQueue& queue, uint32_t s, ui
   if (!complete) outcome = invocation_->TakeCallOutcome();
   // Otherwise its work goes where its own tasks would have gone, in order,
   // and its results are made of what it did.
-  if (captured->HasWork() || captured->num_tasks != 0) FlushSteps(queue);
-  EnqueueCaptured(*captured);
+  if (captured->HasWork() || captured->num_tasks != 0) {
+    FlushSteps(queue);
+    EnqueueCaptured(*captured);
+  } else if (queue.spare_capture == nullptr) {
+    // Nothing kept (a synchronous kernel that takes the host): the block is
+    // the loop's again, for the next call.
+    queue.spare_capture = captured;
+  } else {
+    FreeCaptureBlock(captured);
+  }
   if (complete ||
       invocation_->FinishCall(queue, s, at, next_export, next_deferred + 1, std::move(outcome))) {
     invocation_->ContinueSegment(queue, s, at + 1, next_export, next_deferred + 1);
