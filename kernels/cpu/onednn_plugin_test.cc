@@ -146,7 +146,9 @@ TEST(OneDnnWinograd, AgreesWithTheDirectConvolution) {
       if (epilogue >= kBefConvEpilogueBiasAddend) winograd_runs += in_place.Check(epilogue);
     }
   }
-  if (CpuHasWinograd()) EXPECT_GT(winograd_runs, 0);
+  if (CpuHasWinograd()) {
+    EXPECT_GT(winograd_runs, 0);
+  }
 }
 
 // One prepared filter serves convolutions that want different layouts
