@@ -1,5 +1,6 @@
 #include "bef/host/work_queue.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -10,11 +11,11 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "bef/support/logging.h"
 #include "bef/support/string_view.h"
 
@@ -37,9 +38,14 @@ std::optional<int64_t> ReadLimit(const std::string& path) {
   return value;
 }
 
-// The pids.max of this process's cgroup (v2, or v1's pids controller).
-std::optional<int64_t> CgroupPidsLimit() {
-  std::ifstream cgroups("/proc/self/cgroup");
+// The first limit `read` finds in this process's cgroups: `read(DIR, v2)`
+// for each cgroup directory of /proc/self/cgroup, DIR the v2 directory
+// (v2 true) or `controller`'s v1 directory (v2 false).
+template <typename Read>
+std::optional<int64_t> CgroupLimit(absl::string_view controller, Read read,
+                                   const std::string& process_cgroups = "/proc/self/cgroup",
+                                   const std::string& cgroup_root = "/sys/fs/cgroup") {
+  std::ifstream cgroups(process_cgroups);
   std::string line;
   while (std::getline(cgroups, line)) {
     // "ID:CONTROLLERS:PATH"; v2 has an empty controller list.
@@ -49,16 +55,58 @@ std::optional<int64_t> CgroupPidsLimit() {
     std::string controllers = line.substr(first + 1, second - first - 1);
     std::string path = line.substr(second + 1);
     if (controllers.empty()) {
-      if (auto limit = ReadLimit("/sys/fs/cgroup" + path + "/pids.max")) return limit;
+      if (auto limit = read(cgroup_root + path, true)) return limit;
     } else {
-      for (absl::string_view controller : absl::StrSplit(controllers, ',')) {
-        if (controller != "pids") continue;
-        if (auto limit = ReadLimit("/sys/fs/cgroup/pids" + path + "/pids.max")) return limit;
+      for (absl::string_view name : absl::StrSplit(controllers, ',')) {
+        if (name != controller) continue;
+        // v1 mounts a hierarchy under its controllers' names ("cpu,cpuacct").
+        if (auto limit = read(absl::StrCat(cgroup_root, "/", controllers, path), false)) {
+          return limit;
+        }
       }
     }
   }
   return std::nullopt;
 }
+
+// The pids.max of this process's cgroup (v2, or v1's pids controller).
+std::optional<int64_t> CgroupPidsLimit() {
+  return CgroupLimit("pids", [](const std::string& directory, bool) {
+    return ReadLimit(directory + "/pids.max");
+  });
+}
+
+}  // namespace
+
+namespace internal {
+std::optional<int64_t> CgroupCpuLimit(const std::string& process_cgroups,
+                                      const std::string& cgroup_root) {
+  auto read = [](const std::string& directory, bool v2) -> std::optional<int64_t> {
+    int64_t quota = 0;
+    int64_t period = 0;
+    if (v2) {
+      // "QUOTA PERIOD", QUOTA "max" when unlimited.
+      std::ifstream file(directory + "/cpu.max");
+      std::string quota_text;
+      if (!(file >> quota_text >> period) || !absl::SimpleAtoi(quota_text, &quota)) {
+        return std::nullopt;
+      }
+    } else {
+      // -1 when unlimited.
+      std::optional<int64_t> v1_quota = ReadLimit(directory + "/cpu.cfs_quota_us");
+      std::optional<int64_t> v1_period = ReadLimit(directory + "/cpu.cfs_period_us");
+      if (!v1_quota || !v1_period) return std::nullopt;
+      quota = *v1_quota;
+      period = *v1_period;
+    }
+    if (quota <= 0 || period <= 0) return std::nullopt;
+    return (quota + period - 1) / period;
+  };
+  return CgroupLimit("cpu", read, process_cgroups, cgroup_root);
+}
+}  // namespace internal
+
+namespace {
 
 // How many threads this process may have at most, and which limit says so:
 // the least of RLIMIT_NPROC, the kernel's threads-max and the cgroup's
@@ -145,16 +193,23 @@ absl::StatusOr<std::string> CanonicalWorkQueueSpec(std::string_view spec) {
   return absl::StrCat("mstd:", parsed->compute, ",", parsed->blocking);
 }
 
+int UsableCores() {
+  int64_t cores = 0;
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) cores = CPU_COUNT(&mask);
+  if (cores <= 0) cores = std::thread::hardware_concurrency();
+  std::optional<int64_t> quota = internal::CgroupCpuLimit("/proc/self/cgroup", "/sys/fs/cgroup");
+  if (quota && *quota < cores) cores = *quota;
+  return static_cast<int>(std::clamp<int64_t>(cores, 1, kMaxWorkQueueThreads));
+}
+
 absl::StatusOr<std::unique_ptr<ConcurrentWorkQueue>> CreateWorkQueue(
     std::string_view spec) {
   absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
   if (!parsed.ok()) return parsed.status();
   if (parsed->single_threaded) return CreateSingleThreadedWorkQueue();
   int compute = parsed->compute;
-  if (compute == 0) {
-    compute = static_cast<int>(std::thread::hardware_concurrency());
-    if (compute <= 0) compute = 1;
-  }
+  if (compute == 0) compute = UsableCores();
   const bool blocking_given = parsed->blocking != 0;
   int blocking = blocking_given ? parsed->blocking : 256;
   // Threads start on demand, and a thread the system refuses would end the

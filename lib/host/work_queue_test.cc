@@ -3,12 +3,17 @@
 // concurrency, blocking pool and quiescence.
 #include "bef/host/work_queue.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +38,49 @@ TEST(CreateWorkQueueTest, Names) {
   std::string default_name = CreateWorkQueue("mstd").value()->name();
   EXPECT_THAT(default_name, HasSubstr("threads, 256 blocking threads)"));
   EXPECT_EQ(CreateWorkQueue("mstd:2").value()->GetParallelismLevel(), 2);
+}
+
+// The cores a process may use follow its affinity mask: a thread pinned to
+// one CPU gets 1, and `mstd` without a count makes that many threads.
+TEST(UsableCoresTest, FollowTheAffinityMask) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  EXPECT_GE(UsableCores(), 1);
+  EXPECT_LE(UsableCores(), CPU_COUNT(&before));
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  const int pinned = UsableCores();
+  const int queue_threads = CreateWorkQueue("mstd").value()->GetParallelismLevel();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(before), &before), 0);
+  EXPECT_EQ(pinned, 1);
+  EXPECT_EQ(queue_threads, 1);
+}
+
+// A cgroup's CPU quota, v2 and v1, rounded up; no quota, no limit.
+TEST(UsableCoresTest, CgroupQuotas) {
+  const std::string root = std::string(std::getenv("TEST_TMPDIR")) + "/cgroups";
+  auto write = [&](const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(root + path).parent_path());
+    std::ofstream(root + path) << text;
+  };
+  write("/self", "0::/pod/box\n");
+  write("/pod/box/cpu.max", "150000 100000\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), 2);
+  write("/pod/box/cpu.max", "200000 100000\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), 2);
+  write("/pod/box/cpu.max", "max 100000\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), std::nullopt);
+  write("/v1", "12:pids:/x\n4:cpu,cpuacct:/job\n");
+  write("/cpu,cpuacct/job/cpu.cfs_quota_us", "50000\n");
+  write("/cpu,cpuacct/job/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/v1", root), 1);
+  write("/cpu,cpuacct/job/cpu.cfs_quota_us", "-1\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/v1", root), std::nullopt);
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/missing", root), std::nullopt);
 }
 
 // A spec asking for more threads than the process may have is refused

@@ -6,8 +6,8 @@
 //               when it calls Await or Quiesce (FIFO), which makes test
 //               output deterministic. Blocking tasks are queued the same way
 //               when queuing is allowed, refused otherwise.
-//   mstd        multi-threaded: compute threads on oneTBB (default: hardware
-//   mstd:N      concurrency) and up to M threads for blocking work (default
+//   mstd        multi-threaded: compute threads on oneTBB (default: the
+//   mstd:N      usable cores, below) and up to M threads for blocking work (default
 //   mstd:N,M    256). Threads start on first use, so creating a queue costs
 //               microseconds. The oneTBB arena comes from the source the
 //               binary registered (RegisterTbbArenaSource below). N + M may
@@ -108,6 +108,14 @@ class ConcurrentWorkQueue {
   virtual void AddTaskAhead(TaskFunction task) { AddTask(std::move(task)); }
 };
 
+// The cores this process may run on, at least 1: the CPUs of its affinity
+// mask (taskset, a cpuset), fewer when its cgroup's CPU quota allows less
+// (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`,
+// rounded up: a container limited to 1.5 CPUs gets 2). What a thread pool
+// sized "one per core" should use: std::thread::hardware_concurrency counts
+// the machine's CPUs, which a container or a pinned process may not have.
+int UsableCores();
+
 std::unique_ptr<ConcurrentWorkQueue> CreateSingleThreadedWorkQueue();
 // REQUIRES: compute_threads >= 1, blocking_threads >= 1. Fails when no
 // arena source is registered (the message names what to link).
@@ -135,6 +143,12 @@ absl::StatusOr<std::string> CanonicalWorkQueueSpec(std::string_view spec);
 namespace internal {
 // Gives `threads` back to the process's budget (a queue being destroyed).
 void ReturnThreadBudget(int64_t threads);
+// The CPUs the CPU quota of the cgroups listed in `process_cgroups` (the
+// format of /proc/self/cgroup) allows, rounded up; none without a quota.
+// `cgroup_root`: where the cgroup file systems are mounted (UsableCores:
+// /proc/self/cgroup and /sys/fs/cgroup; tests: files of their own).
+std::optional<int64_t> CgroupCpuLimit(const std::string& process_cgroups,
+                                      const std::string& cgroup_root);
 }  // namespace internal
 
 // Where `mstd` queues get their oneTBB task arena: a function returning the
