@@ -246,17 +246,11 @@ class Lifecycle {
 };
 
 int Serve(ServeOptions& options) {
-  // Request and response buffers up to 32 MiB (glibc's largest mmap
-  // threshold; bodies are at most --max_body_bytes, 16 MiB by default) stay
-  // in malloc's heap when freed, for the next request: an mmap per large
-  // buffer maps fresh pages each time, and on a VM whose page faults are
-  // dear (the paravirtualized 2-core VM of docs/performance.md: about 17 us
-  // per 4 KiB page, 4.4 ms per MiB) that was most of a 1 MiB tensor
-  // request's time. A heap's top past 4 MiB is still given back when freed
-  // (malloc_trim, below, cannot trim a thread arena's top), and the trimmer
-  // gives back the rest once more than kTrimSlack is free (docs/serving.md,
-  // "Memory"). Fixed thresholds also turn off glibc's adaptive one.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Large request and response buffers come from mmap and go back to the
+  // system when freed: a fixed threshold turns off glibc's adaptive one,
+  // which after the first 16 MiB body would keep such buffers on the heap
+  // and the process's RSS at its peak (docs/serving.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_TRIM_THRESHOLD, 4 << 20);
 
   // Signals are taken by a dedicated thread (sigwait), never by a handler,
