@@ -158,6 +158,16 @@ class HttpDetailsTest(unittest.TestCase):
     def test_half_closed_client_gets_its_response(self):
         status, _, answer, _ = self.exchange(post(ADD, b'{"args": [40, 2]}'), shutdown_write=True)
         self.assertEqual((status, json.loads(answer)), (200, {"results": [42]}))
+        # A run of about 40 ms: the watchdog (every 20 ms) sees the
+        # half-close during it, but asks whether the client is gone only of
+        # runs older than 250 ms (run_limits.h, kStopCheckAge).
+        iterations = serving_testlib.spin_iterations_for(self.server, 0.04)
+        for _ in range(3):
+            status, _, answer, seconds = self.exchange(
+                post(b"/v1/functions/spin:run", b'{"args": [%d]}' % iterations),
+                shutdown_write=True)
+            self.assertEqual(status, 200, (answer, seconds))
+            self.assertIn("results", json.loads(answer))
 
     def test_range_headers_are_ignored(self):
         plain = self.exchange(b"GET /v1/functions HTTP/1.1\r\nHost: t\r\n\r\n")

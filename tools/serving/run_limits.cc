@@ -58,10 +58,11 @@ void RunLimits::WatchdogLoop() {
   while (!wake_.wait_for(lock, absl::ToChronoNanoseconds(kStopPollInterval),
                          [this] { return exiting_; })) {
     absl::Status server_stop = StopStatus();
+    const auto now = std::chrono::steady_clock::now();
     for (Watched* run = watched_; run != nullptr; run = run->next) {
       if (run->cancelled) continue;
       absl::Status status = server_stop;
-      if (status.ok() && *run->stop) status = (*run->stop)();
+      if (status.ok() && *run->stop && now >= run->ask_stop_from) status = (*run->stop)();
       if (!status.ok()) {
         run->request->Cancel(std::move(status));
         run->cancelled = true;
@@ -79,9 +80,9 @@ void RunLimits::Run(FunctionRun& run, std::optional<absl::Time> requested_deadli
   }
   RequestContext& request = run.request();
   request.SetDeadline(Deadline(requested_deadline));
-  Watched watched{&request, &stop};
-  Watch(&watched);
   const auto start = std::chrono::steady_clock::now();
+  Watched watched{&request, &stop, start + absl::ToChronoNanoseconds(kStopCheckAge)};
+  Watch(&watched);
   run.Execute();
   // Until the results are available or the request is cancelled (its
   // deadline, the watchdog): a run with a kernel that never completes a

@@ -10,7 +10,12 @@
 //   - the server's stop (StopAt, at the end of the drain): every run still
 //     going, and any started later, ends with UNAVAILABLE.
 // Stop checks are asked by one watchdog thread per RunLimits, every
-// kStopPollInterval, for every run in progress: a run may hold the thread
+// kStopPollInterval, for every run that has gone on for kStopCheckAge: a
+// run shorter than that is never ended by its client's leaving. (An HTTP
+// client that half-closes its side after its request is still waiting, but
+// TCP cannot tell it from one that left: it gets the answer of a short run
+// whenever the half-close arrives; a longer run is cancelled, as nginx and
+// Go's net/http cancel it.) A run may hold the thread
 // that started it for good (the executor runs a function inline as far as
 // it can, a loop without end included), so no one can rely on that thread
 // to look. The executor looks at cancellation between kernels (every kernel
@@ -46,6 +51,9 @@ namespace bef::serving {
 
 // How often the watchdog asks whether a run must end.
 inline constexpr absl::Duration kStopPollInterval = absl::Milliseconds(20);
+// How long a run goes on before its stop check is first asked (the
+// server's stop and deadlines apply from its start).
+inline constexpr absl::Duration kStopCheckAge = absl::Milliseconds(250);
 
 // OK while the run may go on; otherwise the status it is cancelled with.
 using StopCheck = std::function<absl::Status()>;
@@ -128,6 +136,8 @@ class RunLimits {
   struct Watched {
     RequestContext* request;
     const StopCheck* stop;
+    // When the stop check is first asked (the start plus kStopCheckAge).
+    std::chrono::steady_clock::time_point ask_stop_from;
     bool cancelled = false;
     Watched* previous = nullptr;
     Watched* next = nullptr;
