@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -123,6 +124,8 @@ void OutputToContents(const OutputTensor& output, inference::InferTensorContents
 // A ModelInfer request of this many bytes or more hands its memory back to
 // the system when its call ends (malloc_trim).
 constexpr size_t kTrimAfterBytes = 1 << 20;
+// The block that marks the malloc arena a large request is parsed in (Call).
+constexpr size_t kArenaMarkerBytes = 128 << 10;
 
 // What a method answers to bytes that are not a valid protobuf message of
 // its request (or no message at all).
@@ -277,12 +280,24 @@ grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(grpc::CallbackServerC
         // temporary destroyed at once), then the pages handed back.
         inference::ModelInferRequest().Swap(&request);
         inference::ModelInferResponse().Swap(&response);
+        // The small chunks freed merge into the top of the parsing thread's
+        // malloc arena, which malloc_trim leaves alone unless it is the
+        // main arena; glibc trims an arena's top when a chunk of at least
+        // 64 KiB is freed into it: the marker, allocated there before the
+        // request was parsed.
+        std::free(arena_marker);
         malloc_trim(0);
       }
+    }
+    // Call on the thread that parses the request, before it parses.
+    void MarkArena() {
+      trim = true;
+      arena_marker = std::malloc(kArenaMarkerBytes);  // under M_MMAP_THRESHOLD
     }
     inference::ModelInferRequest request;
     inference::ModelInferResponse response;
     bool trim = false;
+    void* arena_marker = nullptr;
   };
   auto call = std::make_unique<Call>();
   auto finish = [this, reactor, answer](const Call& call, const grpc::Status& status) {
@@ -290,8 +305,10 @@ grpc::ServerUnaryReactor* GrpcInferenceService::ModelInfer(grpc::CallbackServerC
     infers_in_progress_.fetch_sub(1, std::memory_order_acq_rel);
     reactor->Finish(sent);
   };
-  call->trim = request_bytes != nullptr && request_bytes->Valid() &&
-               request_bytes->Length() >= kTrimAfterBytes;
+  if (request_bytes != nullptr && request_bytes->Valid() &&
+      request_bytes->Length() >= kTrimAfterBytes) {
+    call->MarkArena();
+  }
   if (!Parse(request_bytes, &call->request)) {
     finish(*call, NotAMessage("ModelInfer"));
     return reactor;
