@@ -5,7 +5,7 @@
 //   bef_serve [--model_repository=DIR [--repository_poll_secs=S] | program.bef
 //              [--model_name=NAME]]
 //             [--host=127.0.0.1] [--port=8080] [--work_queue_type=mstd:2]
-//             [--threads=8] [--io_threads=1] [--max_connections=10000]
+//             [--threads=8] [--io_threads=CORES] [--max_connections=10000]
 //             [--max_concurrent_requests=256] [--max_header_bytes=16384]
 //             [--max_body_bytes=16777216] [--idle_timeout_secs=60]
 //             [--header_timeout_secs=10] [--body_timeout_secs=60]
@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "bef/host/work_queue.h"
 #include "grpcpp/grpcpp.h"
 #include "tools/serving/bef_service.h"
 #include "tools/serving/grpc_inference_service.h"
@@ -89,9 +91,16 @@ std::string HostPort(const std::string& host, int port) {
   std::exit(2);
 }
 
+// The most I/O threads bef_serve starts by default: one io_context's
+// reactor serves every socket, and its threads take turns at it.
+constexpr int kMaxDefaultIoThreads = 8;
+
 ServeOptions ParseOptions(int argc, char** argv) {
   ServeOptions options;
   serving::HttpServerOptions& http = options.http;
+  // One I/O thread per core the process may use: one thread serves tiny
+  // requests at one core's speed (docs/serving.md, "How many I/O threads").
+  http.io_threads = std::min(UsableCores(), kMaxDefaultIoThreads);
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
