@@ -100,7 +100,7 @@ std::optional<int64_t> CgroupCpuLimit(const std::string& process_cgroups,
       period = *v1_period;
     }
     if (quota <= 0 || period <= 0) return std::nullopt;
-    return (quota + period - 1) / period;
+    return quota / period + (quota % period != 0);  // rounded up, without overflow
   };
   return CgroupLimit("cpu", read, process_cgroups, cgroup_root);
 }

@@ -72,6 +72,9 @@ TEST(UsableCoresTest, CgroupQuotas) {
   EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), 2);
   write("/pod/box/cpu.max", "200000 100000\n");
   EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), 2);
+  // The largest quota the file can hold: rounded up without overflow.
+  write("/pod/box/cpu.max", "9223372036854775807 1000\n");
+  EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), int64_t{9223372036854776});
   write("/pod/box/cpu.max", "max 100000\n");
   EXPECT_EQ(internal::CgroupCpuLimit(root + "/self", root), std::nullopt);
   write("/v1", "12:pids:/x\n4:cpu,cpuacct:/job\n");
