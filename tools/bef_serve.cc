@@ -246,11 +246,18 @@ class Lifecycle {
 };
 
 int Serve(ServeOptions& options) {
-  // Large request and response buffers come from mmap and go back to the
-  // system when freed: a fixed threshold turns off glibc's adaptive one,
-  // which after the first 16 MiB body would keep such buffers on the heap
-  // and the process's RSS at its peak (docs/serving.md, "Memory").
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // Request and response buffers up to 32 MiB come from malloc's heap and
+  // are reused: a buffer mapped fresh for each request costs a page fault
+  // per 4 KiB (about 17 us each on a paravirtualized VM: a 1 MiB tensor's
+  // request was mostly that). Larger ones come from mmap and go back when
+  // freed; a fixed threshold turns off glibc's adaptive one, which after
+  // the first large body would keep any size on the heap. What the heap
+  // keeps is bounded: one arena per usable core (each arena's top may
+  // keep up to M_TRIM_THRESHOLD, and malloc_trim never trims a thread
+  // arena's top), and the trimmer below hands back the free lists once
+  // they hold more than kTrimSlack (docs/serving.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_ARENA_MAX, UsableCores());
   mallopt(M_TRIM_THRESHOLD, 4 << 20);
 
   // Signals are taken by a dedicated thread (sigwait), never by a handler,
@@ -423,10 +430,10 @@ int Serve(ServeOptions& options) {
   }
   // Memory goes back: freed memory that malloc keeps (the free chunks of
   // many small objects -- a 300k-output request's message, a load/unload
-  // storm's tables -- which the mmap threshold does not cover) is returned
-  // to the system once more than kTrimSlack of it is held.
+  // storm's tables, large buffers of requests that ended) is returned to
+  // the system once more than kTrimSlack of it is held.
   std::thread trimmer([&] {
-    constexpr size_t kTrimSlack = 32 << 20;
+    constexpr size_t kTrimSlack = 8 << 20;
     std::unique_lock<std::mutex> lock(poll_mutex);
     while (!poll_wake.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_polling; })) {
       if (mallinfo2().fordblks > kTrimSlack) malloc_trim(0);
