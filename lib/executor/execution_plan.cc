@@ -426,6 +426,24 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
     return kernel_segment[k] == kNoSegment || members[kernel_segment[k]].front() == k;
   };
 
+  // Registers a segment produces and boxes when it exports them (a frame
+  // kernel reads them or the function returns them, SegmentExport::
+  // needs_value); the others stay payloads unless a segment runs one by one.
+  std::vector<uint8_t> boxed(num_registers, 0);
+  for (uint32_t k = 1; k < num_kernels; ++k) {
+    if (kernel_segment[k] == kNoSegment) continue;
+    const KernelInfo& kernel = function.kernels[k];
+    const uint32_t* used_by = kernel.used_by();
+    auto counts = kernel.used_by_counts();
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const uint32_t reg = kernel.results()[i];
+      boxed[reg] |= return_uses[reg] > 0;
+      for (uint32_t u = 0; u < counts[i]; ++u)
+        boxed[reg] |= kernel_segment[used_by[u]] == kNoSegment;
+      used_by += counts[i];
+    }
+  }
+
   // The segments' lines, inputs and exports.
   std::vector<uint32_t> input_uses(num_registers, 0);
   head_of.assign(num_kernels, kNoSegment);
@@ -466,7 +484,8 @@ void ExecutionPlan::PlanSegments(const BefFile* file) {
                           [&](uint32_t reg) { return shared_register[reg] == 0; });
     for (uint32_t reg : inputs) {
       const uint16_t type = input_of(s, reg)->second;
-      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type)});
+      segment_inputs.push_back({reg, input_uses[reg], type, planner.read_by_reference(type),
+                                register_segment[reg] != kNoSegment && !boxed[reg]});
       input_uses[reg] = 0;
       if (shared_register[reg] == 0) ++segment.num_counted_inputs;
     }

@@ -353,11 +353,16 @@ struct ExecutionPlan {
   // (kAnyOperandType: not read as a payload, only waited for).
   // `by_reference`: read by reference (its payload register holds the
   // payload's address; DirectKernel::reference_operands).
+  // `payload_only`: another segment's result that its segment never boxes
+  // (no frame kernel reads it, the function does not return it): its
+  // Register holds a value only if the producer ran one by one
+  // (Invocation::segment_values_), so the runner need not read it.
   struct SegmentInput {
     uint32_t reg;
     uint32_t uses;
     uint16_t type;
     bool by_reference;
+    bool payload_only;
   };
   // A register a segment's kernel at `position` (in segment_kernels)
   // produces and something outside the segment reads: the users to notify

@@ -1422,6 +1422,38 @@ TEST_P(SegmentTest, AnExecutionSetsUpOnlyWhatItReads) {
   }
 }
 
+// A segment's input another segment produces and never boxes is read as
+// its payload without a look at its Register (SegmentInput::payload_only)
+// until a segment exports one by one: a failing work's segment does, and
+// its user, another segment, then sees the error, not the payload register
+// the work never wrote. Both async kernels fail, one of them, or none.
+TEST_P(SegmentTest, APayloadOnlyInputSeesAnErrorFromAnotherSegment) {
+  BefWriter writer;
+  auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
+  uint32_t one = Constant(f, 1);
+  uint32_t left = f.AddKernel("test.work_checked").AddArgument(0).AddResult("i32");
+  uint32_t right = f.AddKernel("test.work_checked").AddArgument(one).AddResult("i32");
+  uint32_t sum = Add(f, left, right);
+  f.Return({Add(f, sum, one)});
+  auto program = Load(writer);
+  ExecutionPlan plan = Plan(*program);
+  plan.EnsureSegments();
+  uint32_t payload_only = 0;
+  for (const auto& input : plan.segment_inputs) payload_only += input.payload_only;
+  EXPECT_GE(payload_only, 2u);  // the sum's operands (and the constant's users)
+
+  for (int32_t x : {5, 2000}) {
+    std::vector<int32_t> order[2];
+    Outcome outcomes[2];
+    RunBothWays(*program, x, outcomes, order);
+    if (x == 5) {
+      EXPECT_THAT(outcomes[0].results, ElementsAre("15"));  // (5 + 4) + (1 + 4) + 1
+    } else {
+      EXPECT_THAT(outcomes[0].results[0], ::testing::HasSubstr("OUT_OF_RANGE: too large: 2000"));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(WorkQueues, SegmentTest, ::testing::Values("s", "mstd:2"));
 
 // Straight line (execution_plan.h): a function of direct kernels runs as a

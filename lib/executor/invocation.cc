@@ -282,6 +282,12 @@ AsyncValue* Invocation::SegmentValue(SegmentRun& run, uint32_t reg) {
 }
 
 void Invocation::ExportOneByOne(ReadyQueue& queue, SegmentRun& run, uint32_t end) {
+  // Its results may now be values only (RunSegment reads payload-only
+  // inputs' registers from here on). Set before the users are released,
+  // which publishes it to the thread that runs them.
+  if (!segment_values_.load(std::memory_order_relaxed)) {
+    segment_values_.store(true, std::memory_order_relaxed);
+  }
   const ExecutionPlan::Segment& segment = plan_->segments[run.segment];
   const uint32_t exports_end = segment.first_export + segment.num_exports;
   for (; run.next_export < exports_end; ++run.next_export) {

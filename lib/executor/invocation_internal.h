@@ -559,6 +559,10 @@ class Invocation {
   const uint8_t* attribute_pool_;
   // Which fast paths this execution may take (fast_path_policy.h).
   const FastPathPolicy policy_;
+  // Whether a segment has exported its results one by one (ExportOneByOne):
+  // from then on a payload-only segment input (ExecutionPlan::SegmentInput)
+  // may hold a value. Written once at most, read by every segment.
+  std::atomic<bool> segment_values_{false};
   Register* registers_;
   std::atomic<uint32_t>* ready_counts_;
   // The segments' payload registers (uninitialized; a segment writes a

@@ -205,7 +205,12 @@ inline void Invocation::RunSegment(ReadyQueue& queue, uint32_t s) {
   // Whether an input with a use count holds a value (else there is nothing
   // to release: registers of segments' payloads get no value later).
   bool counted_values = false;
+  // Unless a segment ran one by one, another segment's payload that is
+  // never boxed has no value: its Register (cleared by the thread that
+  // started the execution, maybe not this one) stays unread.
+  const bool segment_values = segment_values_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < segment.num_inputs && straight; ++i) {
+    if (inputs[i].payload_only && !segment_values) continue;
     const AsyncValue* value = registers_[inputs[i].reg].value;
     if (value == nullptr) continue;  // another segment's payload
     BEF_DEBUG_CHECK(value->IsAvailable(), "a segment started before its inputs");
