@@ -1426,7 +1426,7 @@ TEST_P(SegmentTest, AnExecutionSetsUpOnlyWhatItReads) {
 // its payload without a look at its Register (SegmentInput::payload_only)
 // until a segment exports one by one: a failing work's segment does, and
 // its user, another segment, then sees the error, not the payload register
-// the work never wrote. Both async kernels fail, one of them, or none.
+// the work never wrote. The left work fails (x = 2000), or none does.
 TEST_P(SegmentTest, APayloadOnlyInputSeesAnErrorFromAnotherSegment) {
   BefWriter writer;
   auto& f = writer.AddFunction(FunctionKind::kBefFunction, "f", {"i32"}, {"i32"});
